@@ -270,18 +270,21 @@ def shallow_hint(repo, doc: dict) -> bool:
     return True
 
 
-def path_hint(repo, doc: dict, path: str, hidden: dict | None = None, at: str = "HEAD") -> bool:
-    """After a recall by path that matched nothing: when the path is a directory at the query
+def path_hint(repo, matched: int, path: str, hidden: dict | None = None, at: str = "HEAD", req=None,
+              command: str = "recall") -> bool:
+    """After a ``command`` (``recall``, ``log``, ``export``: one text for the three, a trial found
+    log and export silent where recall hinted) by path that matched nothing (``matched``: how
+    many did): when the path is a directory at the query
     commit ``at``, that ``--path`` takes a file (``recall.directory_hint``); run from a
     subdirectory, that paths are relative to the top of the repository (§13.6), so ``--path
     lexer.py`` in ``src/parser`` names nothing: the hint (stderr, with ``--json`` too: an agent
     reads it) gives the path from the top, when that path is a file here and the one given is
-    none from the top (a review: given from the top already, it was told to prefix it again),
+    none from the top (a review: given from the top already, it was told to prefix it again);
     and nothing was hidden by the trust policy (that hint explains the empty answer). Whether it
     said so."""
     import os
 
-    if doc["matched"] or not path or any((hidden or {}).values()):
+    if matched or not path or any((hidden or {}).values()):
         return False
     from ..service.recall import directory_hint
 
@@ -293,19 +296,19 @@ def path_hint(repo, doc: dict, path: str, hidden: dict | None = None, at: str = 
 
     proc = repo.git.run(["rev-parse", "--show-prefix"])
     prefix = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
-    if not prefix or not is_path(prefix + path, LIMITS.max_path):
-        return False
-    top = os.path.normpath(os.path.join(os.getcwd(), *[".."] * prefix.count("/")))
-    if not os.path.lexists(path) or os.path.lexists(os.path.join(top, path)):
-        return False  # (``path`` from here is no file, or it names one from the top already)
-    from shlex import quote
+    if prefix and is_path(prefix + path, LIMITS.max_path):
+        top = os.path.normpath(os.path.join(os.getcwd(), *[".."] * prefix.count("/")))
+        # (``path`` from here names a file, and none from the top)
+        if os.path.lexists(path) and not os.path.lexists(os.path.join(top, path)):
+            from shlex import quote
 
-    from ..core.gostr import one_line
+            from ..core.gostr import one_line
 
-    # (shell-quoted, as record's hint is: a trial pasted ``--path dïr ü/ñ.txt`` and got two arguments)
-    render.hint(f"nothing is anchored to {one_line(path)}; paths are relative to the top of the repository, so "
-                f"from here that is --path {one_line(quote(prefix + path))}")
-    return True
+            # (shell-quoted, as record's hint is: a trial pasted ``--path dïr ü/ñ.txt`` and got two arguments)
+            render.hint(f"nothing is anchored to {one_line(path)}; paths are relative to the top of the repository, "
+                        f"so from here that is --path {one_line(quote(prefix + path))}")
+            return True
+    return False
 
 
 CHALLENGES_NAMED = 3  # challengers or challenged memories a piped hint names by ID (``--json`` has every one)

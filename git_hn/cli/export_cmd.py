@@ -37,9 +37,11 @@ def export(values: dict, positional: list[str]) -> int:
                           topic=values.get("topic") or (), path=values.get("path"),
                           subject=values.get("subject"), lifecycle=values.get("lifecycle") or (),
                           trust_=values.get("trust") or (), query=values.get("query"))
-    chunks = service.chunks_of(repo, req, values.get("at") or "HEAD", values.get("format") or "jsonl")
+    found: list = []
+    chunks = service.chunks_of(repo, req, values.get("at") or "HEAD", values.get("format") or "jsonl", found)
     if output is not None:
         service.write_new_file(output, chunks)
+        _hints(repo, req, values, found)
         return 0
     out = sys.stdout.buffer
     human = (values.get("format") or "jsonl") == "markdown"
@@ -48,7 +50,18 @@ def export(values: dict, positional: list[str]) -> int:
     for chunk in chunks:
         out.write(render.for_terminal(chunk) if human else chunk)
     out.flush()
+    _hints(repo, req, values, found)
     return 0
+
+
+def _hints(repo, req, values: dict, found: list) -> None:
+    """recall's and log's hints for a ``--path`` that matched nothing (``advice.path_hint``), on
+    stderr: stdout (or the file) holds the export alone (a trial: ``export --path sub``, a
+    directory, printed nothing at all and said nothing)."""
+    if req.path and not sum(found):
+        from . import advice
+
+        advice.path_hint(repo, 0, req.path, None, values.get("at") or "HEAD", req, "export")
 
 
 def import_(values: dict, positional: list[str]) -> int:

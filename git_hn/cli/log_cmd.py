@@ -102,6 +102,7 @@ def log(values: dict, positional: list[str]) -> int:
     if values.get("json"):
         render.json_line(core.document(items))
         if not items and max_count != 0:
+            advice.path_hint(repo, 0, req.path, None, "HEAD", req, "log")  # (stderr, as recall's with --json)
             advice.no_selection(repo, saved_any=True)
         return 0
     graph = bool(values.get("graph"))
@@ -112,7 +113,9 @@ def log(values: dict, positional: list[str]) -> int:
         # (nothing on stdout reads as a command that did nothing: said on stderr, on a terminal
         # and in a pipe alike, as recall's hints are; a newcomer trial got a silent empty log)
         if filtered:
-            render.hint("no memory matches these filters")
+            # (recall's hints for a --path that names a directory, a file from here, a renamed file)
+            if not advice.path_hint(repo, 0, req.path, None, "HEAD", req, "log"):
+                render.hint("no memory matches these filters")
             advice.no_selection(repo, saved_any=True)
             return 0
         from ..service import unimported

@@ -76,7 +76,8 @@ def recall_command(values: dict) -> int:
     # issue 13: say what the trust policy hid, on stderr; with --json too (an agent trial: the form
     # agents are told to use left an untrusted memory out without a word; the document is the contract's)
     hint(hidden, repo, req.at_commit)
-    said = advice.path_hint(repo, doc, req.path, hidden, req.at_commit) \
+    asked = core.normalize(req) if req.path and not doc["matched"] else None  # (as the service took it)
+    said = advice.path_hint(repo, doc["matched"], req.path, hidden, req.at_commit, asked) \
         or (not any(hidden.values()) and advice.shallow_hint(repo, doc))
     said = advice.elsewhere_hint(repo, hidden) if not said else said  # (also when others matched)
     empty = not said and not doc["matched"] and not any(hidden.values()) and not values.get("json")

@@ -35,9 +35,10 @@ BATCH = 256
 __all__ = ["request", "export", "export_full", "chunks_of"]
 
 
-def chunks_of(repo: Repo, req: recall_core.RecallRequest, at: str, fmt: str):
+def chunks_of(repo: Repo, req: recall_core.RecallRequest, at: str, fmt: str, found: list | None = None):
     """``git hn memory export``: the verified memories at revision ``at`` as the bytes of
-    ``fmt`` (``jsonl`` or ``markdown``), in chunks; a bad format or revision fails first."""
+    ``fmt`` (``jsonl`` or ``markdown``), in chunks; a bad format or revision fails first.
+    ``found`` (a list) gets the number of records exported (the command's hints)."""
     from ..core import hints
     from ..errors import InputError
 
@@ -45,6 +46,8 @@ def chunks_of(repo: Repo, req: recall_core.RecallRequest, at: str, fmt: str):
         raise InputError("memory export format is unsupported; " + hints.choice(fmt, core.FORMATS))
     commit = repo.resolve_commit(at)
     items = export(repo, req, commit)
+    if found is not None:
+        found.append(sum(1 for it in items if it.row is not None))
     if fmt == "jsonl":
         return [core.export_line(it, commit) for it in items]
     return [(line + "\n").encode("utf-8") for line in core.markdown(items)]
