@@ -280,8 +280,9 @@ def path_hint(repo, matched: int, path: str, hidden: dict | None = None, at: str
     lexer.py`` in ``src/parser`` names nothing: the hint (stderr, with ``--json`` too: an agent
     reads it) gives the path from the top, when that path is a file here and the one given is
     none from the top (a review: given from the top already, it was told to prefix it again);
-    and nothing was hidden by the trust policy (that hint explains the empty answer). Whether it
-    said so."""
+    when the file was renamed, the memories anchored to its earlier name (``renamed_paths``,
+    given ``req``: the command's normalized request); and nothing was hidden by the trust policy
+    (that hint explains the empty answer). Whether it said so."""
     import os
 
     if matched or not path or any((hidden or {}).values()):
@@ -308,7 +309,14 @@ def path_hint(repo, matched: int, path: str, hidden: dict | None = None, at: str
             render.hint(f"nothing is anchored to {one_line(path)}; paths are relative to the top of the repository, "
                         f"so from here that is --path {one_line(quote(prefix + path))}")
             return True
-    return False
+    if req is None:
+        return False
+    from ..service.renamed_paths import renamed_hint
+
+    text = renamed_hint(repo, req, path, at, command)
+    if text:
+        render.hint(text)
+    return bool(text)
 
 
 CHALLENGES_NAMED = 3  # challengers or challenged memories a piped hint names by ID (``--json`` has every one)

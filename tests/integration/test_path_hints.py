@@ -1,13 +1,16 @@
 """Hints after a read by ``--path`` that matched nothing (a trial of odd paths, S93): recall, log
 and export say the same thing, from one function (``advice.path_hint``): the path is a
-directory, or a file named from the current directory. Real repositories, real Git processes.
+directory, or a file named from the current directory, or a file renamed since memories were
+anchored to its earlier name. Real repositories, real Git processes.
 """
 
 from __future__ import annotations
 
 import json
 
-from helpers import git, hn
+from helpers import git, git_processes, hn
+
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
 def _record(repo, *paths, content="about it", extra=()):
@@ -18,6 +21,90 @@ def _record(repo, *paths, content="about it", extra=()):
     r = hn(repo, *args)
     assert r.code == 0, r.err
     return r.out.split()[1].split(":")[1][:12]
+
+
+def _renamed(inited, old="old.txt", new="new.txt"):
+    (inited / old).write_text("one\n")
+    git(inited, "add", old)
+    git(inited, "commit", "-q", "-m", "add")
+    mid = _record(inited, old)
+    git(inited, "mv", old, new)
+    git(inited, "commit", "-q", "-m", "rename")
+    return mid
+
+
+def test_a_renamed_file_names_the_memories_on_its_earlier_name(inited):
+    """After ``git mv old.txt new.txt`` and a commit, ``--path new.txt`` matched nothing with no
+    word (the brief called the memory stale without saying why): recall, log and export now name
+    the earlier name, the command that shows its memories and the one that moves them, and
+    following that one makes ``--path new.txt`` find the memory."""
+    mid = _renamed(inited)
+    move = f"git hn memory supersede {mid} --at HEAD --same-content --path new.txt anchors it to the file where it is now"
+    for command in ("recall", "log", "export"):
+        args = ["memory", command, "--path", "new.txt"] + (["--include-untrusted"] if command == "recall" else [])
+        r = hn(inited, *args)
+        assert r.code == 0, r.err
+        assert (f"git-hn: hint: nothing is anchored to new.txt, but 1 memory is anchored to old.txt, its earlier "
+                f"name (Git sees the file renamed since): git hn memory {command} --path old.txt shows it, and "
+                f"{move}\n") in r.err, (command, r.err)
+        assert "no memory matches these filters" not in r.err
+    assert hn(inited, "memory", "export", "--path", "new.txt").out == ""  # (stdout: the export alone)
+    r = hn(inited, "memory", "supersede", mid, "--at", "HEAD", "--same-content", "--path", "new.txt")
+    assert r.code == 0, r.err
+    assert len(hn(inited, "memory", "log", "--path", "new.txt").out.splitlines()) == 1
+
+
+def test_the_rename_hint_costs_one_git_log_and_nothing_when_something_matched(inited, tmp_path, monkeypatch):
+    """One ``git log --follow`` however many memories there are (never one process per
+    memory), and none when the query matched, or when the path is no file there."""
+    _renamed(inited)
+    for n in range(4):
+        _record(inited, "old.txt", content=f"more {n}")
+
+    def processes(*args):
+        trace = tmp_path / f"trace-{len(list(tmp_path.iterdir()))}"
+        trace.mkdir()
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        r = hn(inited, "memory", "log", *args)
+        monkeypatch.delenv("GIT_TRACE2_EVENT")
+        return r, git_processes(trace)
+
+    r, runs = processes("--path", "new.txt")
+    assert "5 memories are anchored to old.txt" in r.err, r.err
+    assert [a[0] for a in runs if "--follow" in a] == ["log"], runs
+    r, plain = processes("--path", "README.md")  # (a file never renamed, nothing anchored: the same cost)
+    assert r.err.startswith("git-hn: hint: no memory matches these filters\n"), r.err
+    assert len(plain) == len(runs), (plain, runs)
+    for args in (["--path", "old.txt"], ["--path", "gone.txt"]):
+        _r, runs = processes(*args)
+        assert not [a for a in runs if "--follow" in a], (args, runs)
+
+
+def test_the_rename_hint_names_every_memory_with_other_paths_by_its_id(inited):
+    """A memory about two files gets a supersede that keeps the other one."""
+    (inited / "old.txt").write_text("one\n")
+    git(inited, "add", "old.txt")
+    git(inited, "commit", "-q", "-m", "add")
+    mid = _record(inited, "old.txt", "README.md")
+    git(inited, "mv", "old.txt", "new.txt")
+    git(inited, "commit", "-q", "-m", "rename")
+    r = hn(inited, "memory", "log", "--path", "new.txt")
+    assert f"git hn memory supersede {mid} --at HEAD --same-content --path README.md --path new.txt" in r.err, r.err
+
+
+def test_the_rename_hint_never_repeats_a_secret_shaped_name(inited):
+    """A file once named like a credential (recorded with --allow-secret-shaped): no hint names
+    that path. (A guard: without the rename hint nothing named it either, so it cannot fail
+    without the fix.)"""
+    (inited / f"{TOKEN}.txt").write_text("one\n")
+    git(inited, "add", ".")
+    git(inited, "commit", "-q", "-m", "add")
+    _record(inited, f"{TOKEN}.txt", extra=["--allow-secret-shaped"])
+    git(inited, "mv", f"{TOKEN}.txt", "new.txt")
+    git(inited, "commit", "-q", "-m", "rename")
+    for command in ("recall", "log", "export"):
+        r = hn(inited, "memory", command, "--path", "new.txt")
+        assert r.code == 0 and TOKEN not in r.err and "earlier name" not in r.err, r.err
 
 
 def test_log_and_export_give_recalls_directory_and_current_directory_hints(inited):
