@@ -140,7 +140,25 @@ def check_top_relative(repo: Repo, commit: str, absent: list[str], prefix: str |
             raise InputError(lookalike.refusal(found, path, commit, mcp, named=not shaped(path)))
 
 
-def _check_from_here(repo: Repo, commit: str, absent: list[str], prefix: str, mcp: bool) -> None:
+def check_given_absent(repo: Repo, commit: str, absent: list[str], document: bool) -> None:
+    """git-hn: refuse, before anything is signed, an anchor path the user gave the blob
+    ``absent`` for (``--blob absent``; a ``document``, ``record --input``'s request) that names
+    nothing at the commit while the same path taken from the current directory names a file
+    there (a trial, S93: ``record --input`` from ``repo/sub`` signed ``inner.txt`` as absent for
+    good, where the same flags without ``--blob`` are refused; docs/decisions.md). The blob is
+    explicit, but an ``absent`` for what is a file from here is almost always a path given from
+    here; from the top of the repository the same request is signed as given. An OID given as
+    the blob is checked against the commit by the contract already. Unlike
+    ``check_top_relative``, no look-alike check: the user said the path is absent."""
+    if not absent:
+        return
+    proc = repo.git.run(["rev-parse", "--show-prefix"])
+    prefix = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n") if proc.returncode == 0 else ""
+    if prefix and is_path(prefix.rstrip("/"), LIMITS.max_path):
+        _check_from_here(repo, commit, absent, prefix, False, given="document" if document else "flag")
+
+
+def _check_from_here(repo: Repo, commit: str, absent: list[str], prefix: str, mcp: bool, given: str = "") -> None:
     if absent and not is_path(prefix.rstrip("/"), LIMITS.max_path):
         _refuse_unanchorable_here(commit, absent[0], prefix, mcp)
     for path in absent:
@@ -160,10 +178,16 @@ def _check_from_here(repo: Repo, commit: str, absent: list[str], prefix: str, mc
         if shaped(full):
             named, use = "", ("prefix it with the path from the top of the directory the MCP server was started in"
                               if mcp else "prefix it with the current directory's path from the top")
-        elif mcp:
+        elif mcp or given == "document":
             named, use = f" {quoted(path)}", f'use "{quoted(full)}"'
         else:
             named, use = f" {shell_path(path)}", f"use --path {shell_path(full)}"
+        if given:  # (an explicit absent: the blob changes with the path, and from the top it is signed as given)
+            field = "record input field anchor.paths" if given == "document" else "--path"
+            blob = "with its blob at that commit" if given == "document" else "with no --blob (git-hn looks it up)"
+            raise InputError(f"{field}{named} is given as absent, and names nothing at commit {commit[:12]}, but names a "
+                             f"file from {here}; paths are relative to the top of the repository: {use} {blob}, or "
+                             "run from the top of the repository to record it as absent (nothing was recorded)")
         raise InputError(f"{'anchor.paths' if mcp else '--path'}{named} names nothing at commit {commit[:12]} but "
                          f"does from {here}; paths are relative to the top of the repository: {use} (nothing "
                          "was recorded)")

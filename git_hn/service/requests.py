@@ -26,7 +26,7 @@ from ..core.strictjson import JsonFloat, json_type, read_document
 from ..core.tuples import NamedTuple
 from ..errors import InputError, UsageError, ValidationError
 from ..store.repo import Repo
-from .anchor_paths import absent_notes, check_top_relative, tree_entry, uncommitted_notes
+from .anchor_paths import absent_notes, check_given_absent, check_top_relative, tree_entry, uncommitted_notes
 
 RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
 # §1.5's text, then the form (a trial: --stream sha256:1234 got the bare text, no word of what a stream ID is)
@@ -231,6 +231,9 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
     if kind == "handoff" or any(lists):
         handoff = Handoff(*(tuple(x) for x in lists))
     paths = resolve_paths(repo, commit, flags.path, flags.blob)
+    absent = [p.path for p in paths if p.blob == "absent" and p.path in set(flags.path if typed is None else typed)]
+    if notes is not None and flags.blob:
+        check_given_absent(repo, commit, absent, document=False)
     if notes is not None and not flags.blob:
         absent = [p.path for p in paths if p.blob == "absent"]
         check_top_relative(repo, commit, [p for p in absent if p in set(flags.path if typed is None else typed)])
@@ -571,16 +574,23 @@ def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None
                        whole: bool = False) -> RecordRequest:
     """CONTRACT §10.5 (and §10.3 for ``handoff --input``). ``whole`` (the CLI's ``--input``): a
     refusal for a missing field also names every other required field the document lacks
-    (``input_absent``; the MCP tools fill their defaults and say their arguments their own way)."""
+    (``input_absent``; the MCP tools fill their defaults and say their arguments their own way),
+    and a path given as ``absent`` that names a file from the current directory is refused
+    (``anchor_paths.check_given_absent``)."""
     if not whole:
         return _request_from_input(repo, data, handoff_at, handoff_applies, handoff)
     try:
-        return _request_from_input(repo, data, handoff_at, handoff_applies, handoff)
+        req = _request_from_input(repo, data, handoff_at, handoff_applies, handoff)
     except (InputError, ValidationError) as exc:
         from .input_absent import with_lacking
 
         raise with_lacking(exc, data, handoff=handoff, at=handoff_at is not None,
                            applies=handoff_applies is not None) from None
+    absent = [p.path for p in req.record.anchor.paths if p.blob == "absent"]
+    if absent:
+        check_input_anchor(repo, req.record)  # (an inexact commit or a wrong blob: the contract's error first)
+        check_given_absent(repo, req.record.anchor.commit, absent, document=True)
+    return req
 
 
 def _request_from_input(repo: Repo, data: bytes, handoff_at: str | None, handoff_applies: str | None,

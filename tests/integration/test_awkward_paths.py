@@ -158,3 +158,49 @@ def test_a_path_refusal_never_repeats_a_secret_shaped_path(inited):
     err = _refused(inited, *RECORD, "--path", f"./{token}")
     assert token not in err and err == ("git-hn: memory anchor path is invalid; --path (not repeated: it looks like a "
                                         f"credential) has a ./ segment; --path {RULE}\n"), err
+
+
+def _in_sub(inited):
+    (inited / "sub").mkdir()
+    (inited / "sub" / "inner.txt").write_text("i\n")
+    git(inited, "add", ".")
+    git(inited, "commit", "-q", "-m", "sub")
+    return inited / "sub", git(inited, "rev-parse", "HEAD")
+
+
+def _document(commit: str, path: str, blob: str = "absent") -> bytes:
+    import json
+
+    return json.dumps({"version": 0, "kind": "decision", "content": "x", "topics": [], "evidence": [],
+                       "anchor": {"commit": commit, "paths": [{"path": path, "blob": blob}]},
+                       "applicability": {"mode": "descendants"}}).encode()
+
+
+def test_an_input_request_giving_absent_for_a_file_here_is_refused_before_signing(inited):
+    """A trial (S93): from ``repo/sub``, ``record --input`` with ``{"path": "inner.txt", "blob":
+    "absent"}`` was signed, where the same flags (no ``--blob``) are refused; ``--blob absent``
+    was signed too. Both are refused now, naming the path from the top; the same request from
+    the top of the repository is signed as given (docs/decisions.md)."""
+    from helpers import refs_snapshot
+
+    sub, head = _in_sub(inited)
+    before = refs_snapshot(inited)
+    r = hn(sub, "memory", "record", "--json", "--input", "-", input=_document(head, "inner.txt"))
+    assert (r.code, r.out, r.err) == (1, "", (
+        f"git-hn: record input field anchor.paths inner.txt is given as absent, and names nothing at commit "
+        f'{head[:12]}, but names a file from the current directory; paths are relative to the top of the '
+        f'repository: use "sub/inner.txt" with its blob at that commit, or run from the top of the repository '
+        "to record it as absent (nothing was recorded)\n"))
+    r = hn(sub, *RECORD, "--path", "inner.txt", "--blob", "absent")
+    assert (r.code, r.err) == (1, (
+        f"git-hn: --path inner.txt is given as absent, and names nothing at commit {head[:12]}, but names a file "
+        "from the current directory; paths are relative to the top of the repository: use --path sub/inner.txt "
+        "with no --blob (git-hn looks it up), or run from the top of the repository to record it as absent "
+        "(nothing was recorded)\n"))
+    assert refs_snapshot(inited) == before
+    blob = git(inited, "rev-parse", "HEAD:sub/inner.txt")
+    for cwd, doc in ((inited, _document(head, "inner.txt")), (sub, _document(head, "sub/inner.txt", blob)),
+                     (sub, _document(head, "gone.txt"))):  # (absent from both: signed, as before)
+        r = hn(cwd, "memory", "record", "--json", "--input", "-", input=doc)
+        assert r.code == 0, r.err
+    assert hn(inited, *RECORD, "--path", "inner.txt", "--blob", "absent").code == 0
