@@ -140,9 +140,10 @@ def md_block(text: str) -> list[str]:
 NO_TOPIC = "(no topic)"
 
 
-def markdown(items: list[Exported]) -> list[str]:
+def markdown(items: list[Exported], withheld=None) -> list[str]:
     """Grouped by kind (protocol order), then by the first topic in sorted order (each memory is
-    listed once; its other topics are shown with it), newest first within a group."""
+    listed once; its other topics are shown with it), newest first within a group. ``withheld``:
+    whether an anchored path is not repeated (the service gives the secret lint's test)."""
     from .limits import KINDS
 
     items = [it for it in items if it.row is not None]  # a record's retractions show with it
@@ -159,7 +160,7 @@ def markdown(items: list[Exported]) -> list[str]:
         for topic in sorted(by_topic, key=lambda t: (t == "", t.encode("utf-8", "surrogatepass"))):
             out += [f"### {md_inline(topic) if topic else NO_TOPIC}", ""]
             for it in sorted(by_topic[topic], key=_newest_first):
-                out += _md_entry(it)
+                out += _md_entry(it, withheld)
     return out
 
 
@@ -172,10 +173,32 @@ def _negate(text: str) -> tuple[int, ...]:
     return tuple(-b for b in text.encode("ascii"))
 
 
-def _md_entry(it: Exported) -> list[str]:
-    """One memory: a level-4 heading (short ID, date, author), paragraphs of metadata, then the
-    content as an indented code block after a blank line (never a list item, whose indentation
-    would turn the block back into a paragraph)."""
+WITHHELD = "(a path not repeated here: it looks like a credential; the JSON Lines export has it)"
+
+
+def md_anchor(rec, withheld=None) -> list[str]:
+    """What a memory is about (a trial, S93: the export for people showed no commit and no path):
+    the anchor commit (12 hex digits) and how it applies, its subject, and its paths, each an
+    inline code span as the Markdown brief writes them (``brief._code``: exact, and no span can
+    end early), invisible characters spelled; a path ``withheld`` says is replaced by
+    ``WITHHELD``."""
+    from .brief import _code
+
+    app = rec.applicability
+    applies = app.mode + (f" {_code(app.subject)}" if app.mode == "subject" and app.subject else "")
+    out = [f"anchor: `{rec.anchor.commit[:12]}`, applies: {applies}"
+           + (f", subject: {_code(rec.anchor.subject)}" if rec.anchor.subject else "")]
+    paths = [p.path for p in rec.anchor.paths]
+    if paths:
+        out.append("paths: " + ", ".join(WITHHELD if withheld is not None and withheld(p) else _code(p)
+                                         for p in paths))
+    return [spell_invisible(line) for line in out]
+
+
+def _md_entry(it: Exported, withheld=None) -> list[str]:
+    """One memory: a level-4 heading (short ID, date, author), paragraphs of metadata (its anchor
+    among them: ``md_anchor``), then the content as an indented code block after a blank line
+    (never a list item, whose indentation would turn the block back into a paragraph)."""
     env: Envelope = it.memory.envelope
     rec = env.record
     when = utc_timestamp(env.timestamp)
@@ -183,7 +206,7 @@ def _md_entry(it: Exported) -> list[str]:
     row = it.row
     name = md_inline(env.actor_name) or "unnamed"
     lines = [f"#### `{short_id(it.memory.memory_id)}` {date} {name} (`{short_id(env.actor)}`)", ""]
-    meta = [f"{md_inline(row['lifecycle'])}, {md_inline(row['trust'])}"]
+    meta = [f"{md_inline(row['lifecycle'])}, {md_inline(row['trust'])}", *md_anchor(rec, withheld)]
     if len(rec.topics or ()) > 1:
         meta.append("topics: " + ", ".join(md_inline(t) for t in rec.topics))
     if rec.attempt_outcome:

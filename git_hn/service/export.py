@@ -50,7 +50,9 @@ def chunks_of(repo: Repo, req: recall_core.RecallRequest, at: str, fmt: str, fou
         found.append(sum(1 for it in items if it.row is not None))
     if fmt == "jsonl":
         return [core.export_line(it, commit) for it in items]
-    return [(line + "\n").encode("utf-8") for line in core.markdown(items)]
+    from .secretscan import shaped
+
+    return [(line + "\n").encode("utf-8") for line in core.markdown(items, shaped)]
 
 
 def export(repo: Repo, req: recall_core.RecallRequest, at: str) -> list[core.Exported]:

@@ -243,6 +243,33 @@ def test_markdown_headings_are_the_exporters_only(tmp_path):
     assert "<hr" not in out
 
 
+def test_markdown_says_what_each_memory_is_anchored_to(tmp_path):
+    """A trial (S93): the export for people showed neither the anchor commit nor any path, even
+    with ``--path X``. Each memory now has its commit (12 hex digits), how it applies and its
+    paths as inline code spans a renderer shows exactly (the brief's quoting: a backtick in a
+    path cannot end its span; *Markdown injection*); a path the secret lint flags is not
+    repeated (the JSON Lines export keeps it)."""
+    from markdown_it import MarkdownIt
+
+    odd = "`x` <b>y</b> [l](evil.invalid).txt"
+    repo = make_repo(tmp_path / "r", files={"src/app.py": "x = 1\n", odd: "o\n", f"{SECRET}.txt": "s\n"})
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    head = git(repo, "rev-parse", "HEAD")
+    record_id(repo, "--path", "src/app.py", "--path", odd, content="about the app")
+    record_id(repo, "--path", f"{SECRET}.txt", "--allow-secret-shaped", "--topic", "t", content="about a key")
+    r = hn(repo, "memory", "export", "--format", "markdown", "--path", "src/app.py")
+    assert r.code == 0, r.err
+    assert (f"anchor: `{head[:12]}`, applies: descendants\n\npaths: `` {odd} ``, `src/app.py`\n") in r.out, r.out
+    out = MarkdownIt("commonmark").render(r.out)
+    assert f"<code>{odd.replace('<', '&lt;').replace('>', '&gt;')}</code>" in out, out
+    assert "<b>" not in out and "<a " not in out
+    r = hn(repo, "memory", "export", "--format", "markdown")
+    assert SECRET not in r.out
+    assert ("paths: (a path not repeated here: it looks like a credential; the JSON Lines export has it)\n"
+            in r.out), r.out
+    assert SECRET in hn(repo, "memory", "export").out
+
+
 # ---------------------------------------------------------------------------------------------
 # export: --output
 
