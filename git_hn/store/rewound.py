@@ -20,7 +20,9 @@ identity's noted streams in one line, with ``git update-ref REF TIP`` while the 
 here. *Refusing*: an append to a noted stream is refused (``append``): it would sign a sequence
 the key already signed. An entry goes once a ref of its stream (the local one, or an accepted
 copy) contains its tip again. The record survives the state: a state discarded and rebuilt
-knows no old tip, and what it did not note before is not noted after (said in decisions.md).
+knows no old tip, and what it did not note before is not noted after (said in decisions.md),
+except a state set aside because it disagreed with Git (``aside_moved``: the next full build
+compares its tips with the refs).
 
 Costs nothing when nothing moved back: the refresh looks only at changes it computes anyway, and
 the reads and appends ask one ``lstat`` of the record; Git is asked only while it holds an entry
@@ -113,6 +115,36 @@ def moved_off(conn, changes: list, removed: list[str]) -> list[tuple]:
             for ref, sid, head, keep, length in moved]
 
 
+def aside_moved(repo: Repo, listing: list) -> list[tuple]:
+    """``moved_off`` for a full build that replaces no state, from the state set aside when it
+    disagreed with Git (``statedb.set_aside``): each own stream ref of ``listing`` (the refs now)
+    that no longer contains the tip it recorded. [] after one ``lstat`` when none was set aside;
+    one ``git merge-base --is-ancestor`` for each own ref that changed."""
+    from . import statedb
+
+    conn = statedb.open_aside(repo)
+    if conn is None:
+        return []
+    heads = {s.ref: s.head for s in listing if s.remote is None}
+    moved = []
+    try:
+        for sid, ref, head, length in conn.execute("SELECT sid, ref, head, length FROM sources").fetchall():
+            owner = parse_local_ref(ref) if isinstance(ref, str) and isinstance(head, str) else None
+            if not owner or not is_oid(head) or heads.get(ref) == head \
+                    or not os.path.exists(repo.identity_path(owner[0])):
+                continue
+            if heads.get(ref) and repo.git.run(["merge-base", "--is-ancestor", "--end-of-options", head,
+                                                heads[ref]]).returncode == 0:
+                continue  # (moved forward)
+            ids = [r[0] for r in conn.execute("SELECT id FROM chain WHERE sid = ? ORDER BY seq", (sid,))]
+            moved.append((ref, head, ids, length))
+    except statedb.sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+    return moved
+
+
 def note(repo: Repo, conn, moved: list[tuple]) -> None:
     """After ``state.apply``: note each of ``moved`` (``moved_off``) whose memories no verified
     chain holds any more, unless git-hn itself signed all of those again or dropped them. Best
@@ -190,7 +222,9 @@ def standing(repo: Repo, actor: str | None, stream: str | None = None) -> list[S
             and (stream is None or e.ref == local_ref(actor, stream))]
     if not mine:
         return []
-    present = repo.git.presence([e.tip for e in mine])
+    # (the tip's memory, not only its commit: a tip whose object was lost is no restore: a review)
+    present = [i is not None for i in repo.git.without_lazy_fetch().infos_bulk(
+        [f"{e.tip}:memory.json" for e in mine], oneshot=True)]
     out, back = [], []
     for e, here in zip(mine, present):
         if here and _contained(repo, e):
@@ -237,7 +271,7 @@ def _way(found: list[Standing], mcp: bool = False) -> str:
     if gone:
         e = gone[0]
         other = '"stream": "label:NAME"' if mcp else "--stream label:NAME (or git config hn.stream label:NAME)"
-        parts.append(f"{'its' if len(found) == 1 else 'the'} tip commit {e.tip[:12]} is no longer in this clone (pruned): "
+        parts.append(f"{'its' if len(found) == 1 else 'the'} tip commit {e.tip[:12]} is no longer in this clone (pruned or damaged): "
                      f"a clone or backup that has it can put it back (git fetch it, then git update-ref {e.ref} "
                      f"{e.tip}); else record to another stream of yours with {other}")
     return "; ".join(parts)

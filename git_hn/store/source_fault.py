@@ -14,9 +14,10 @@ clone, never by an import, and the way out depends on whose the ref is:
   the remote's copy again through the quarantine, where an invalid one stays out;
 - a stream of an identity in this clone's keyring: its memories may be nowhere else, so it is
   put back, to the tip the verified state last verified for that ref when it knows one (the
-  state keeps its previous tips when an update fails), else to an accepted copy of the stream (a
-  remote's, without the memories not published to it); deleting it would lose them, and the
-  next record would sign their sequences again.
+  state keeps its previous tips when an update fails, and one that disagreed with Git is set
+  aside for them), else to an accepted copy of the stream (a remote's, without the memories not
+  published to it), else to the last commit below the head whose chain still verifies; deleting
+  it would lose them, and the next record would sign their sequences again.
 
 A fetch refspec that writes into ``refs/hn/`` writes it again at the next fetch: it is named
 first. Everything here runs only on that error path; each question is best effort (an answer
@@ -66,6 +67,16 @@ def way_out(repo: Repo, ref: str) -> str:
         return (f"{first}; it is your own stream, changed after git-hn last verified it: git update-ref {ref} "
                 f"{tip} puts back that tip")
     copy = _accepted_copy(repo, actor, stream, head)
+    whole = _last_whole(repo, ref, actor, stream, head) if head and copy is None else None
+    if whole is not None:
+        commit, sequence, above = whole
+        noted = ("git-hn notes the memories above it as lost and signs nothing at their sequences" if tip == head
+                 else "then record to another stream of yours (--stream label:NAME): recording to this one would "
+                 f"sign sequence {sequence + 1} a second time")
+        return (f"{first}; it is your own stream, and its last "
+                f"{'memory no longer verifies' if above == 1 else f'{above} memories no longer verify'} here: a clone or "
+                f"backup that has {'it' if above == 1 else 'them'} can put {'it' if above == 1 else 'them'} back (git fetch --refetch REMOTE {ref}, Git 2.36+); else git update-ref {ref} "
+                f"{commit} puts back its last commit that verifies (sequence {sequence}), and {noted}")
     if copy is not None:
         return (f"{first}; it is your own stream: git update-ref {ref} {copy[1]} puts back {copy[0]}'s copy "
                 f"(memories not published to {copy[0]} are lost)")
@@ -80,8 +91,8 @@ def _last_verified(repo: Repo, ref: str) -> str:
     cannot be read). Read without the state's lock: a hint, which the next read verifies."""
     from . import statedb
 
-    try:
-        conn = statedb.open_sealed(repo, readonly=True)
+    try:  # (else the state set aside when it disagreed with Git: it knows the tips it verified)
+        conn = statedb.open_sealed(repo, readonly=True) or statedb.open_aside(repo)
     except Exception:  # noqa: BLE001 - best effort on an error path: no answer, no second error
         return ""
     if conn is None:
@@ -93,6 +104,45 @@ def _last_verified(repo: Repo, ref: str) -> str:
     finally:
         conn.close()
     return row[0] if row and isinstance(row[0], str) else ""
+
+
+BELOW = 64  # commits under an own stream's head searched for the last one that verifies
+
+
+def _last_whole(repo: Repo, ref: str, actor: str, stream: str, head: str) -> tuple[str, int, int] | None:
+    """(commit, its sequence, memories above it) of the newest commit of an own stream's chain
+    below its head whose chain up to it verifies (objects, signatures, links: one pass, root
+    first), within ``BELOW`` commits of the head; None when the chain cannot be walked (a commit is
+    gone) or none does. Following it beats deleting the ref (a review: the way out removed every
+    memory of a stream whose tip alone had lost an object)."""
+    from ..core import chain
+    from ..errors import HnError, ValidationError
+    from . import streams, verify
+
+    try:
+        commits = streams.walk(repo, streams.Source(ref, head, actor, stream))
+    except (HnError, OSError):
+        return None
+    commits.reverse()
+    good, prev = 0, None
+    verifier = verify.Verifier(len(commits))
+    try:
+        staged = verify.stage_commits(repo, commits)
+        for i, ((commit, _tree), item, ok) in enumerate(zip(commits, staged,
+                                                             verifier.results(verifier.submit(staged)))):
+            try:
+                mem = verify.finish_commit(commit, item, ok)
+                chain.check_link(ref, actor, stream, i, mem, prev)
+            except ValidationError:
+                break
+            good, prev = i + 1, mem
+    except (HnError, OSError):
+        return None
+    finally:
+        verifier.close()
+    if not good or good == len(commits) or len(commits) - good > BELOW:
+        return None
+    return commits[good - 1][0], good, len(commits) - good
 
 
 def _accepted_copy(repo: Repo, actor: str, stream: str, head: str | None) -> tuple[str, str] | None:

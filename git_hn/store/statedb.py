@@ -41,6 +41,7 @@ except ImportError:  # pragma: no cover - an interpreter without it
 VERSION = "7"  # 6: the rows_log index; 7: given_lines
 NAME = "state-v0.sqlite"
 SEAL = "state-v0.seal"
+ASIDE = "state-v0.aside"  # a state that disagreed with Git, kept for the tips it verified (``set_aside``)
 MAX_BYTES = 8 << 30
 LOCK_WAIT = 120.0  # seconds: a first build at 100k memories takes ~20 s
 
@@ -474,7 +475,7 @@ def install(repo: Repo, tmp: str) -> sqlite3.Connection:
     the file's change time, which the rename sets. Should that small write fail, the old seal
     does not match the new file, so the state is absent (rebuilt on the next read), never
     doubtful."""
-    _mem, db, _seal = paths(repo)
+    mem, db, _seal = paths(repo)
     try:
         _keep_given(repo, db)
         _clear(db)
@@ -483,6 +484,10 @@ def install(repo: Repo, tmp: str) -> sqlite3.Connection:
         drop(tmp)
         raise failure(exc) from None
     write_seal(repo)
+    try:
+        _remove(os.path.join(mem, ASIDE))  # (its tips were compared before the build: ``rewound.aside_moved``)
+    except OSError:
+        pass
     try:
         return _connect(db, False)
     except sqlite3.Error as exc:
@@ -548,6 +553,34 @@ def discard(repo: Repo) -> None:
             _remove(path)
         except OSError as exc:
             raise LocalStateError(f"memory state {path} cannot be removed: {exc.strerror}") from None
+
+
+def set_aside(repo: Repo) -> None:
+    """``discard`` a sealed state that disagrees with Git (an object of a stream changed or went
+    missing), keeping its database as ``ASIDE`` until the next state is installed: it knows the
+    tips it verified, which the way out of a stream that no longer verifies names, and which the
+    next full build compares with the refs, so that an own stream moved off one is noted as lost
+    (``store.rewound``; a review: the state discarded first, a deletion of the stream went unnoted,
+    and record signed its sequence 1 again). Best effort: else the state is only discarded."""
+    mem, db, _seal = paths(repo)
+    if sealed(repo):
+        try:
+            _remove(os.path.join(mem, ASIDE))
+            os.rename(db, os.path.join(mem, ASIDE))
+        except OSError:
+            pass
+    discard(repo)
+
+
+def open_aside(repo: Repo) -> sqlite3.Connection | None:
+    """The state ``set_aside`` kept, read-only, or None (none, unsafe, unreadable)."""
+    path = os.path.join(paths(repo)[0], ASIDE)
+    if not _safe_dirs(repo) or not _safe_file(_lstat(path), MAX_BYTES):
+        return None
+    try:
+        return sqlite3.connect(f"file:{_uri_path(path)}?mode=ro&nofollow=1", uri=True)
+    except sqlite3.Error:
+        return None
 
 
 @contextmanager

@@ -9,8 +9,9 @@ memories. That projection is computed by the same pure ``core.projection.project
 projection, over the memories' *closure* (what targets them, what they target, what cites them),
 whose payloads are read from Git and re-checked (SHA-256 equals the ID, the signature text and
 envelope fields equal the recorded ones, the Ed25519 signature verifies) before use; the lifecycle the state recorded must equal
-the one projected. A mismatch raises ``Corrupt``: the session discards the state and the command
-is answered again from a full collection.
+the one projected. A mismatch raises ``Corrupt``: the session discards the state (kept aside for
+the tips it verified: ``statedb.set_aside``) and the command is answered again from a full
+collection.
 
 ``Unavailable`` is raised when the state cannot answer at all (replication state pending, which
 the full collection reports commit by commit); callers then use the full collection. Trusts:
@@ -125,6 +126,14 @@ def update(repo: Repo, listing: list, scope: set | None = None):
         # after an upgrade that left the signature code and libraries alone, the state being
         # replaced still vouches for the signatures it checked (``statedb.verified_signatures``)
         collection = streams.collect(repo, sources, verified=statedb.verified_signatures(repo))
+        if scope is None:  # own refs moved off the tips a state set aside had verified (one lstat)
+            from . import rewound
+
+            moved = rewound.aside_moved(repo, listing)
+            if moved:
+                conn = build(repo, collection)
+                rewound.note(repo, conn, moved)
+                return conn
     if scope is not None:  # built for ``scope`` only (callers list only it): the other streams,
         repo.state_behind = True  # if any, wait for the next read
     return build(repo, collection)
@@ -167,9 +176,10 @@ def catch_up(repo: Repo, wait: float = statedb.LOCK_WAIT) -> None:
         pass  # (pending, unwritable, busy, invalid: each read says or mends it)
 
 
-def discard(repo: Repo) -> None:
+def discard(repo: Repo, aside: bool = False) -> None:
+    """Under the lock: the state discarded (``aside``: kept for its tips, ``statedb.set_aside``)."""
     with statedb.locked(repo, exclusive=True):
-        statedb.discard(repo)
+        (statedb.set_aside if aside else statedb.discard)(repo)
 
 
 @contextmanager
@@ -239,7 +249,9 @@ def serve(repo: Repo, with_view, full, listing: list | None = None):
         except statedb.WriteFailed as exc:
             warn(repo, exc.cause)
             break
-        except (Corrupt, sqlite3.Error):
+        except Corrupt:
+            discard(repo, aside=True)
+        except sqlite3.Error:
             discard(repo)
     return full()
 

@@ -293,3 +293,50 @@ def test_the_wrapper_starts_no_git_hn_for_packing_or_a_forward_move(tmp_path, mo
         assert proc.returncode == 0 and "git-hn" not in proc.stderr, (args, proc.stderr)
         asked = [a[0] for a in git_processes(trace) if a]
         assert asked and set(asked) <= allowed, (args, asked)
+
+
+def _drop_tip_blob(repo, ref) -> None:
+    blob = git(repo, "rev-parse", f"{ref}:memory.json")
+    (Path(repo) / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+
+
+def test_a_lost_object_of_the_tip_keeps_its_tips_and_its_way_out_signs_no_sequence_again(tmp_path):
+    """A review (S96, finding 4): with the blob of an own stream's tip gone, ``memory log`` (which
+    reads it) discarded the state that knew the tip, so its way out (``git update-ref -d REF``,
+    "removes it with its memories") lost the intact memories too, and the next record signed
+    sequence 1 again without a word. The state is set aside, never served, for the tips it verified;
+    the way out puts back the last commit that verifies, and the loss above it is noted."""
+    repo, ids, ref, tip = _setup(tmp_path)
+    assert hn(repo, "memory", "log").code == 0  # (the state knows the tip)
+    _drop_tip_blob(repo, ref)
+    parent = git(repo, "rev-parse", f"{tip}^")
+    r = hn(repo, "memory", "log")
+    assert r.code == 1 and len(r.err.splitlines()) == 1, r.err
+    assert f"git update-ref {ref} {parent} puts back its last commit that verifies (sequence 1)" in r.err, r.err
+    assert "update-ref -d" not in r.err and "notes the memories above it as lost" in r.err, r.err
+    kept = Path(repo) / ".git" / "hn" / "memory"
+    assert not (kept / "state-v0.sqlite").exists() and (kept / "state-v0.aside").exists()  # (never served)
+    git(repo, "update-ref", ref, parent)  # (the way out it gave)
+    r = hn(repo, "memory", "log", "--json")
+    assert r.code == 0 and [m["id"] for m in r.json()["memories"]] == ids[:1], r.err
+    [line] = _warnings(r.err)
+    assert "lost 1 memory" in line and "no longer in this clone" in line and "restores it" not in line, line
+    assert not (kept / "state-v0.aside").exists()  # (compared, then replaced by the state built)
+    before = refs_snapshot(repo)
+    refused = _record(repo)
+    assert refused.code == 1 and "sequence 2" in refused.err and "nothing was signed" in refused.err, refused.err
+    assert refs_snapshot(repo) == before
+
+
+def test_deleting_a_stream_whose_tip_lost_an_object_refuses_its_sequences(tmp_path):
+    """The same review: following the earlier way out, ``git update-ref -d REF`` after the failing
+    read, recorded at sequence 1 again: the state that knew the tip was gone."""
+    repo, _ids, ref, _tip = _setup(tmp_path)
+    assert hn(repo, "memory", "log").code == 0
+    _drop_tip_blob(repo, ref)
+    assert hn(repo, "memory", "log").code == 1
+    git(repo, "update-ref", "-d", ref)
+    [line] = _warnings(hn(repo, "memory", "log").err)
+    assert "lost 2 memories" in line, line
+    refused = _record(repo)
+    assert refused.code == 1 and "sequence 1" in refused.err, refused.err
