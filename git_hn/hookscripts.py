@@ -584,12 +584,15 @@ own_stream_moved() {  # a Git command other than git-hn may have taken the ref o
     # identity of this clone off its commit: a forced fetch moved it to a commit that does not
     # contain the old one, or it is gone, or (`git update-ref REF NEW`, `-d`: Git gives no old
     # value) git-hn decides. Not: a loose ref `git pack-refs` deletes (packed-refs keeps its value),
-    # nor the packed-refs transaction's lines, which read as creations of what it holds
+    # nor the packed-refs transaction's lines, which read as creations of what it holds, nor a
+    # deletion's packed-refs transaction: Git runs it inside the loose one, whose lock on the ref
+    # is still there, and then runs this hook for the loose one (said twice: a review)
     common=$(git rev-parse --git-common-dir 2>/dev/null) || return 1
     while IFS=' ' read -r old new ref; do
         case $ref in refs/hn/memory/*/*) ;; *) continue ;; esac
         actor=${ref#refs/hn/memory/}
         [ -f "$common/hn/identities/${actor%%/*}.json" ] || continue
+        case $new in *[!0]*) ;; *) [ ! -e "$common/$ref.lock" ] || continue ;; esac
         case $old/$new in
             *[!0]*/*[!0]*) git merge-base --is-ancestor "$old" "$new" 2>/dev/null || return 0 ;;
             */*[!0]*) grep -qxF "$new $ref" "$common/packed-refs" 2>/dev/null || return 0 ;;

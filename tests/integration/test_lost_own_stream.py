@@ -340,3 +340,21 @@ def test_deleting_a_stream_whose_tip_lost_an_object_refuses_its_sequences(tmp_pa
     assert "lost 2 memories" in line, line
     refused = _record(repo)
     assert refused.code == 1 and "sequence 1" in refused.err, refused.err
+
+
+def test_deleting_a_packed_own_stream_ref_warns_once(tmp_path):
+    """A review (S96): ``git update-ref -d`` of an own stream ref that ``git pack-refs --all`` had
+    packed printed the lost-stream line twice: Git runs the hook for the packed-refs transaction
+    (its loose ref's lock still held) and again for the loose one. The first starts nothing."""
+    repo, _ids, ref, tip = _setup(tmp_path)
+    assert hn(repo, "memory", "log").code == 0
+    assert hn(repo, "hooks", "install").code == 0
+    for args in (["update-ref", "-d", ref], ["update-ref", "-d", ref, tip]):  # (Git gives no old value, or one)
+        git(repo, "pack-refs", "--all")
+        assert ref in (repo / ".git" / "packed-refs").read_text()
+        proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        [line] = _warnings(proc.stderr)
+        assert line.endswith(f"git update-ref {ref} {tip} restores it"), line
+        git(repo, "update-ref", ref, tip)
+        assert not _warnings(hn(repo, "memory", "log").err)
