@@ -30,7 +30,7 @@ from ..store import streamchoice
 from ..store.append import Draft, Position, append_all, build_envelope, now_timestamp
 from ..store.repo import Repo
 from . import index_refresh
-from .memory import check_actor, check_cited, lint
+from .memory import check_actor, check_cited, check_signer, lint
 from .anchor_paths import tree_entry
 from .requests import encoded_over_recall_bound, read_explicit, request_from_input
 
@@ -73,6 +73,7 @@ def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,
     ident = identmod.load_active(repo)
     for number, req in numbered:
         check_actor(req.actor, ident, f"import line {number}: ")
+    check_signer(ident)
     check_anchors(repo, [(n, req.record) for n, req in numbered])
     check_cited(repo, [req.record for _n, req in numbered], lambda i: f"import line {numbered[i][0]}: ")
     target = _target_stream(stream, numbered, ident.actor) or streamchoice.stream_for(repo, ident.actor, None)

@@ -25,6 +25,27 @@ def _library(text: str):
     return scan(text)
 
 
+NAME_REFUSED = ("the active identity's name is secret-shaped ({detector}), and the name is signed into every "
+                "memory and published with it, so nothing was signed; git-hn cannot rename an identity: make a new "
+                "one (git hn init --name NAME in an empty repository, git hn identity export --output FILE there, "
+                "then here git hn identity import FILE --activate, and delete FILE); memories the old identity "
+                "signed keep its name and stay valid")
+
+
+def check_signer(ident) -> None:
+    """Refuse to sign with an identity whose name fails the secret lint ``init`` and ``identity
+    import`` apply (one stored before they did: a review found it signed into every new memory).
+    Only the detector is named, never the name; ``--allow-secret-shaped`` does not cover it (it
+    is for the request's own text). The library is reached only for a name that passes its gate."""
+    from ..core.secretlint import first_in_text
+
+    detector = first_in_text(ident.name, _library)
+    if detector is not None:
+        from ..errors import SecretShapedError
+
+        raise SecretShapedError(NAME_REFUSED.format(detector=detector))
+
+
 def lint(record, reason: str = "", *, allow_secret_shaped: bool = False,
          raw_topics=(), raw_reason: str | None = None) -> None:
     """CONTRACT §10.4 step 1 (end): the secret lint of §10.6, unless deliberately skipped.
@@ -53,6 +74,7 @@ def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
     _list_sources_early(repo, req.stream)
     ident = identmod.load_active(repo)
     check_actor(req.actor, ident)
+    check_signer(ident)
     if from_input:
         check_input_anchor(repo, req.record)
     check_cited(repo, [req.record])

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import actor_of, git, hn, make_repo, named, refs_snapshot, shared_remote
+from helpers import actor_of, git, hn, make_repo, named, record_id, refs_snapshot, shared_remote
 
 
 def _modes(path):
@@ -412,3 +413,47 @@ def test_import_refuses_a_secret_shaped_name_without_echoing_it(inited, tmp_path
     record["name"] = "Alice"
     out.write_text(json.dumps(record))
     assert hn(other, "identity", "import", str(out)).code == 0
+
+
+def test_an_identity_stored_with_a_secret_shaped_name_signs_nothing(inited, tmp_path):
+    """A review (S96 #5): an identity whose name is a GitHub token, stored by a git-hn from before
+    ``init`` and ``identity import`` linted names, was signed into every new memory by record,
+    supersede, retract, challenge and import without a word. Each append refuses it in one line
+    that does not echo the name and changes nothing; the way out it gives (a new identity made
+    elsewhere, exported, imported with --activate) records again."""
+    from git_hn.core import canonical
+    from git_hn.store import identity as identmod
+    from git_hn.store import private
+    from git_hn.store.repo import open_repo
+
+    kept = record_id(inited, content="signed under a plain name")
+    opened = open_repo(str(inited))
+    ident = identmod.load_active(opened)
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    private.write_private(opened.hn_dir, opened.identity_path(ident.actor),
+                          canonical.indented(identmod.Identity(ident.actor, token, ident.public_key,
+                                                              ident.private_key).record_json()))
+    drafts = tmp_path / "drafts.jsonl"
+    drafts.write_text(json.dumps({"version": 0, "kind": "decision", "content": "imported", "topics": [],
+                                  "anchor": {"commit": git(inited, "rev-parse", "HEAD")}, "evidence": [],
+                                  "applicability": {"mode": "descendants"}}) + "\n")
+    before = refs_snapshot(inited)
+    for args in (("record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--content", "x"),
+                 ("record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--content", "x",
+                  "--allow-secret-shaped"),
+                 ("supersede", kept, "--content", "newer"), ("retract", kept, "--reason", "obsolete"),
+                 ("challenge", kept, "--reason", "wrong"), ("import", str(drafts)),
+                 ("handoff", "--at", "HEAD", "--applies", "descendants", "--content", "h", "--next-action", "n")):
+        r = hn(inited, "memory", *args)
+        assert r.code == 1 and token not in r.out + r.err and len(r.err.splitlines()) == 1, (args, r.err)
+        assert r.err.startswith("git-hn: the active identity's name is secret-shaped (github-token)"), r.err
+        assert "nothing was signed" in r.err and "git hn identity import FILE --activate" in r.err, r.err
+    assert refs_snapshot(inited) == before
+    # the way out it gives
+    other = tmp_path / "empty"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    assert hn(other, "init", "--name", "Alice Again").code == 0
+    out = tmp_path / "new.json"
+    assert hn(other, "identity", "export", "--output", str(out)).code == 0
+    assert hn(inited, "identity", "import", str(out), "--activate").code == 0
+    assert record_id(inited, content="signed under the new name")
