@@ -182,14 +182,17 @@ def _verify(repo: Repo, bound: int | None) -> Built:
     current = _fingerprint(repo, listing)
     if data is not None and recorded != current:  # (reads never rewrite the export: a rebuild does)
         raise core_index.IndexError_("stale", f"{SOURCE_CHANGED}; " + _way_out(repo))
-    stored = _stored_tables(repo)
-    if stored is None:  # (an audit: a fresh or bare repository's verify said only "missing")
+    got = _stored_tables(repo)
+    if got is None:  # (an audit: a fresh or bare repository's verify said only "missing")
         raise core_index.IndexError_("missing", "no memory state is stored here (none was built yet, or it was "
                                      "removed); " + _way_out(repo).replace("replaces it", "builds it"))
+    stored, unidentified = got
     if not _same_refs(stored, listing):  # (refs changed outside git-hn: the next read catches up)
         raise core_index.IndexError_("stale", f"{SOURCE_CHANGED}; " + _way_out(repo, by_reads=True))
     collection = streams.collect(repo, listing)
     if stored != _tables_of(repo, collection):
+        if unidentified:
+            raise _incompatible(repo, differs=True)
         raise core_index.IndexError_("corrupt", "memory state differs from a rebuild; " + _way_out(repo))
     if data is not None:
         expected = index_bytes(repo, collection, current, _totals(repo, collection), bound)
@@ -245,9 +248,14 @@ def _dump(conn) -> dict:
     return {name: conn.execute(sql).fetchall() for name, sql in _DUMPS.items()}
 
 
-def _stored_tables(repo: Repo) -> dict | None:
-    """The state's tables as stored, or None when there is no state; an unsafe, changed or
-    foreign state is reported as corrupt or incompatible (§8.5 kinds)."""
+def _stored_tables(repo: Repo) -> tuple[dict, bool] | None:
+    """(the state's tables as stored, whether the code that wrote them is unidentified), or None
+    when there is no state; an unsafe, changed or foreign state is reported as corrupt or
+    incompatible (§8.5 kinds). Unidentified: another checker and no ``content`` (a state under
+    ``CONTENT_FROM`` memories after any reinstall, of the same code or not): its tables are
+    compared with the re-derivation like any other's, and differ only if foreign or damaged (an
+    audit: verify called such a state "incompatible" after a reinstall of the same code, until
+    a read rebuilt it). Reads still never serve it (``open_sealed``)."""
     from ..store.statedb import sqlite3
 
     _mem, db, _seal = statedb.paths(repo)
@@ -258,17 +266,25 @@ def _stored_tables(repo: Repo) -> dict | None:
             if not statedb.sealed(repo):  # (a copy has another inode and change time: ``statedb``)
                 raise _unsealed(repo)
             conn = statedb.open_sealed(repo, readonly=not exclusive)
+            unidentified = conn is None and not exclusive  # (read under the shared lock: no write)
+            if unidentified:
+                conn = statedb.open_unidentified(repo)
             if conn is None:
                 continue
             try:
-                return _dump(conn)
+                return _dump(conn), unidentified
             except sqlite3.Error:
                 raise core_index.IndexError_("corrupt", "memory state is unreadable") from None
             finally:
                 conn.close()
-    # (the checker covers the code's file times: a reinstall of the same version is another one too)
-    raise core_index.IndexError_("incompatible", "memory state was written by another version or installation "
-                                 "of git-hn; " + _way_out(repo))
+    # (other code by its recorded bytes, or another schema version)
+    raise _incompatible(repo)
+
+
+def _incompatible(repo: Repo, differs: bool = False) -> HnError:
+    return core_index.IndexError_("incompatible", "memory state was written by another version or installation "
+                                  "of git-hn" + (" and differs from what this one derives" if differs else "")
+                                  + "; " + _way_out(repo))
 
 
 def _unsealed(repo: Repo) -> HnError:

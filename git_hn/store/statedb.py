@@ -373,6 +373,28 @@ def open_sealed(repo: Repo, readonly: bool) -> sqlite3.Connection | None:
     return conn
 
 
+def open_unidentified(repo: Repo) -> sqlite3.Connection | None:
+    """Read-only, for ``index verify`` alone (never served): a safe, sealed state of this version
+    whose checker is another and which records no ``content`` (built from fewer than
+    ``CONTENT_FROM`` memories), so nothing tells whether the code that wrote it was this one,
+    installed anew, or other code; else None. Verify compares it with its re-derivation."""
+    if not _safe_dirs(repo) or not sealed(repo):
+        return None
+    try:
+        conn = _connect(paths(repo)[1], True)
+    except sqlite3.Error:
+        return None
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.Error:
+        meta = {}
+    if meta.get("version") != VERSION or meta.get("objectFormat") != repo.object_format \
+            or meta.get("checker") in (None, checker()) or "content" in meta:
+        conn.close()
+        return None
+    return conn
+
+
 def _size(repo: Repo) -> int:
     st = _lstat(paths(repo)[1])
     return st.st_size if st is not None else 0

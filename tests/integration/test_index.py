@@ -336,10 +336,41 @@ def test_a_rebuild_after_an_upgrade_reuses_the_signature_checks_of_unchanged_sig
     assert hn(populated, "memory", "index", "verify").code == 0
 
 
-def test_index_verify_calls_a_state_of_other_code_incompatible_and_leaves_it(populated, monkeypatch):
+def test_index_verify_compares_a_small_state_of_another_installation_and_leaves_it(populated, monkeypatch):
+    """A state under ``CONTENT_FROM`` memories records no content digest, so after any reinstall
+    (another checker) nothing says whether other code wrote it: verify compares its tables with
+    the re-derivation, passes when they agree (an audit: a reinstall of the same code made it
+    fail as "another version or installation" until a read rebuilt the state), and calls it
+    incompatible when they differ. It writes nothing either way; reads still rebuild it."""
+    _recall(populated)
+    before = _db(populated).read_bytes()
+    monkeypatch.setattr(statedb, "_checker", "the same code, installed anew")
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (0, "") and r.out.startswith("Memory index verify: version 0, source ")
+    assert _db(populated).read_bytes() == before
+
+    monkeypatch.setattr(statedb, "_checker", "another verification code or library")
+    with sqlite3.connect(_db(populated)) as conn:  # what other code derived differently, sealed by it
+        conn.execute("UPDATE rows SET size = size + 1")
+    opened = open_repo(str(populated))
+    statedb.write_seal(opened)
+    opened.close()
+    before = _db(populated).read_bytes()
+    monkeypatch.setattr(statedb, "_checker", "this code")
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, "git-hn: memory index incompatible: memory state was written by another version "
+                                  "or installation of git-hn and differs from what this one derives; "
+                                  "git hn memory index rebuild replaces it\n")
+    assert _db(populated).read_bytes() == before
+
+
+def test_index_verify_calls_a_state_of_other_code_by_its_bytes_incompatible_and_leaves_it(populated, monkeypatch):
+    monkeypatch.setattr(statedb, "CONTENT_FROM", 1)
+    _db(populated).unlink()
     _recall(populated)
     before = _db(populated).read_bytes()
     monkeypatch.setattr(statedb, "_checker", "another verification code or library")
+    monkeypatch.setattr(statedb, "content", lambda: "other derivation code")
     r = hn(populated, "memory", "index", "verify")
     assert (r.code, r.err) == (1, "git-hn: memory index incompatible: memory state was written by another version "
                                   "or installation of git-hn; git hn memory index rebuild replaces it\n")
