@@ -19,7 +19,7 @@ from ..errors import HnError
 # a refusal's text (its start) -> the fields it names already
 NAMED = (("record input field version must be integer 0", ("version",)),
          ("record input fields topics and evidence are required arrays", ("topics", "evidence")),
-         ("handoff input field kind must be handoff", ("kind",)),
+         ("handoff input field kind ", ("kind",)),
          ("memory handoff record has invalid fields", ("handoff", *(f"handoff.{n}" for n in HANDOFF_LISTS))),
          ("memory record content is invalid", ("content",)),
          ("memory anchor commit is invalid", ("anchor.commit",)),
@@ -39,7 +39,7 @@ def lacking(value: dict, *, handoff: bool, at: bool, applies: bool) -> list[tupl
 
     out = [("version", "version 0")] if value.get("version") is None else []  # (its refusal comes first)
     kind = value.get("kind")
-    if handoff and kind != "handoff":
+    if handoff and kind not in (None, "handoff"):  # (left out, it is handoff: the command's kind)
         out.append(("kind", 'kind "handoff"'))
     elif not handoff and absent(value, "kind"):
         out.append(("kind", "kind"))

@@ -451,12 +451,13 @@ def _written(repo, result, absent: list, content: str = "", stream: str | None =
 
 def _record(repo, arguments, handoff: bool, start: str = "") -> dict:
     from . import memory
+    from .requests import wrong_handoff_kind
 
     args = dict(_object(arguments, "record input: "))
     if handoff and args.get("kind") not in (None, "handoff"):  # (before the attempt's own fields: an S82
         # review's kind "attempt" was asked for attemptOutcome, then refused for its kind: a circle)
-        raise InputError("handoff input field kind must be handoff: memory_handoff signs handoffs only (leave kind "
-                         "out); memory_record signs the other kinds")
+        raise wrong_handoff_kind(args["kind"], "memory_handoff signs handoffs only (leave kind out); memory_record "
+                                 "signs the other kinds")
     _outcome(args)
     req, allow, absent = _record_request(repo, args, handoff=handoff, start=start)
     doc = _written(repo, memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent,

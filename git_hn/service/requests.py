@@ -554,7 +554,7 @@ def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict, tupl
         kind=doc.text("kind"), content=doc.text("content"), anchor=Anchor(commit, paths, subject),
         applicability=Applicability(mode, app_subject), topics=norm_topics, evidence=tuple(evidence),
         attempt_outcome=doc.text("attemptOutcome"), handoff=handoff)
-    presence = {"commit": bool(commit), "mode": bool(mode)}
+    presence = {"commit": bool(commit), "mode": bool(mode), "kind": doc.has("kind")}
     return record, stream, actor, presence, tuple(topics)
 
 
@@ -593,12 +593,23 @@ def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None
     return req
 
 
+def wrong_handoff_kind(kind, signs: str) -> InputError:
+    """The refusal of a handoff document or tool call whose ``kind`` is given and is another
+    (one left out is handoff): the value given, as inert text, then ``signs`` (who signs what).
+    An audit: "kind must be handoff" read as if the key were required."""
+    from ..core.hints import quoted_text
+
+    shown = quoted_text(kind, 80) if isinstance(kind, str) else f"(a JSON {json_type(kind)})"
+    return InputError(f"handoff input field kind {shown} is not handoff: {signs}")
+
+
 def _request_from_input(repo: Repo, data: bytes, handoff_at: str | None, handoff_applies: str | None,
                         handoff: bool) -> RecordRequest:
     record, stream, actor, presence, raw_topics = parse_input(data)
     if handoff:
-        if record.kind != "handoff":
-            raise InputError("handoff input field kind must be handoff")
+        if presence["kind"] and record.kind != "handoff":
+            raise wrong_handoff_kind(record.kind, "git hn memory handoff signs handoffs only (leave kind out); "
+                                                  "git hn memory record --input signs the other kinds")
         if record.handoff is None or any(x is None for x in record.handoff.lists()):
             from ..core import hints  # error paths only
 
@@ -614,8 +625,8 @@ def _request_from_input(repo: Repo, data: bytes, handoff_at: str | None, handoff
             if presence["mode"] and app.mode != handoff_applies:
                 raise InputError("handoff input field applicability.mode conflicts with --applies")
             app = Applicability(handoff_applies, app.subject)
-        record = Record(record.kind, record.content, anchor, app, record.topics, record.evidence,
-                        record.attempt_outcome, record.handoff)
+        record = Record("handoff", record.content, anchor, app, record.topics, record.evidence,
+                        record.attempt_outcome, record.handoff)  # (kind left out: this command's, §10.3)
     try:
         envmod.check_record(record)
     except ValidationError as exc:

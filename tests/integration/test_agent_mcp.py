@@ -205,7 +205,8 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: revision no-such-branch is not a commit",
         "git-hn: revision HEAD  is not a commit",
         "git-hn: revision HEAD~1 is not a commit",  # the repository has one commit
-        "git-hn: handoff input field kind must be handoff: memory_handoff signs handoffs only (leave kind out); "
+        'git-hn: handoff input field kind "decision" is not handoff: memory_handoff signs handoffs only '
+        "(leave kind out); "
         "memory_record signs the other kinds",
         "git-hn: revision nope is not a commit",
         "git-hn: recall input: invalid JSON: json: cannot unmarshal into field atCommit of type string",

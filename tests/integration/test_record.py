@@ -208,12 +208,32 @@ def test_handoff_flags_and_input(inited, tmp_path):
     assert conflict.err == "git-hn: handoff input field anchor.commit conflicts with --at\n"
     f.write_text(json.dumps(dict(req, kind="decision")))
     assert hn(inited, "memory", "handoff", "--input", str(f), "--json", "--at", "HEAD").err == \
-        "git-hn: handoff input field kind must be handoff\n"
+        ('git-hn: handoff input field kind "decision" is not handoff: git hn memory handoff signs handoffs only '
+         "(leave kind out); git hn memory record --input signs the other kinds\n")
     no_lists = {k: v for k, v in req.items() if k != "handoff"}
     f.write_text(json.dumps(no_lists))
     assert hn(inited, "memory", "handoff", "--input", str(f), "--json", "--at", "HEAD").err == \
         ("git-hn: memory handoff record has invalid fields; kind handoff needs handoff with the arrays completed, "
          "assumptions, blockers, nextActions (each entry non-blank)\n")
+
+
+def test_handoff_input_supplies_the_kind_it_signs(inited):
+    """An audit: ``handoff --input`` refused a document without ``kind`` ("kind must be handoff"),
+    though docs/requests.md says the command signs kind handoff and MCP ``memory_handoff`` takes
+    one without it. Left out, it is handoff; given as another kind, the refusal names the value
+    given (inert: its quotes and invisible characters spelled) and who signs that kind."""
+    doc = {"version": 0, "content": "hi", "topics": [], "evidence": [],
+           "handoff": {"completed": [], "assumptions": [], "blockers": [], "nextActions": []}}
+    args = ("memory", "handoff", "--input", "-", "--json", "--at", "HEAD", "--applies", "descendants")
+    before = refs_snapshot(inited)
+    r = hn(inited, *args, input=json.dumps({**doc, "kind": 'decision"\u202e'}).encode())
+    assert (r.code, r.out, r.err) == (1, "", 'git-hn: handoff input field kind "decision\\"\\u{202e}" is not handoff: '
+                                             "git hn memory handoff signs handoffs only (leave kind out); "
+                                             "git hn memory record --input signs the other kinds\n")
+    assert refs_snapshot(inited) == before
+    r = hn(inited, *args, input=json.dumps(doc).encode())
+    assert r.code == 0, r.err
+    assert hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()["projection"]["data"]["kind"] == "handoff"
 
 
 def test_revision_and_path_errors(inited):

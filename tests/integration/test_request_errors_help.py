@@ -95,16 +95,16 @@ def test_a_document_lacking_several_fields_is_told_all_of_them_at_once(inited):
            input=json.dumps(doc).encode())
     assert (r.code, r.out) == (1, "")
     assert r.err == ('git-hn: record input fields topics and evidence are required arrays; the document also needs '
-                     'kind "handoff", handoff.assumptions and handoff.blockers (an array may be empty: [])\n'), r.err
+                     'handoff.assumptions and handoff.blockers (an array may be empty: [])\n'), r.err
     r = hn(inited, "memory", "handoff", "--input", "-", "--json", input=json.dumps(doc).encode())  # (no --at)
     assert r.err == ('git-hn: record input fields topics and evidence are required arrays; the document also needs '
-                     'kind "handoff", anchor.commit (or --at), applicability.mode (or --applies), '
+                     'anchor.commit (or --at), applicability.mode (or --applies), '
                      'handoff.assumptions and handoff.blockers (an array may be empty: [])\n'), r.err
     r = hn(inited, "memory", "record", "--input", "-", "--json", input=b'{"version":0,"topics":[],"evidence":[]}')
     assert r.err.startswith("git-hn: memory record content is invalid; ") and r.err.endswith(
         "; the document also needs kind, anchor.commit and applicability.mode\n"), r.err
     assert refs_snapshot(inited) == before
-    fixed = {**doc, "kind": "handoff", "topics": [], "evidence": [],
+    fixed = {**doc, "topics": [], "evidence": [],  # (kind left out: the command's, handoff)
              "handoff": {**doc["handoff"], "assumptions": [], "blockers": []}}
     r = hn(inited, "memory", "handoff", "--input", "-", "--json", "--at", "HEAD", "--applies", "descendants",
            input=json.dumps(fixed).encode())
