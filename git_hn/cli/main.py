@@ -23,7 +23,8 @@ usage: git hn <command> [options]
 Start here: 'git hn demo' shows the whole flow in a throwaway repository.
 In your project, 'git hn init' creates your signing identity,
 'git hn hooks install' keeps memory in step with push and fetch,
-'git hn replication select --all' imports your teammates' memory,
+'git hn replication select --all' chooses your teammates' memory and
+'git hn sync' imports it (so does each git fetch, with the hooks),
 'git hn policy init' (then commit it) says whose memory to trust, and
 'git hn setup claude' (or codex, cursor, agents-md) lets an agent use it.
 
@@ -60,6 +61,7 @@ git hn hooks run pre-push|post-rewrite|reference-transaction [ARGS]...
 git hn mcp [--allow-write] [--repo PATH]
 git hn setup claude|codex|cursor|agents-md [--remove] [--print]
 git hn demo
+git hn help [COMMAND]
 git hn version [--json]
 
 Run 'git hn <command> -h' for the options of a command. --no-color before

@@ -120,7 +120,8 @@ def run_demo(emit) -> None:
         emit(["", "Memory refs written (signed, append-only, one commit per memory):", *refs,
               "", "The throwaway repository is removed now.",
               "Next, in your own repository: git hn init; git hn hooks install; "
-              "git hn replication select --all (to import teammates' memory); git hn policy init, "
+              "git hn replication select --all, then git hn sync (to import teammates' memory); "
+              "git hn policy init, "
               "then commit .hn/policy.json (whose memory to trust, as above); "
               "git hn setup claude (or codex, cursor, agents-md)."])
     finally:

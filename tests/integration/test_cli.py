@@ -103,10 +103,26 @@ def test_summary_starts_a_newcomer_with_commands_that_exist(tmp_path):
     start = out.split("\n\n")[1]
     assert start.startswith("Start here: 'git hn demo'")
     named = re.findall(r"'git hn ([a-z]+(?: [a-z]+)?)(?: --all)?'", start)
-    assert named == ["demo", "init", "hooks install", "replication select", "policy init", "setup claude"]
-    for command in ("init", "hooks install", "replication select", "policy init", "setup"):
+    assert named == ["demo", "init", "hooks install", "replication select", "sync", "policy init", "setup claude"]
+    for command in ("init", "hooks install", "replication select", "sync", "policy init", "setup"):
         r = hn(tmp_path, *command.split(), "-h")
         assert r.code == 0 and "usage" in r.out.lower(), (command, r.err)
+
+
+def test_summary_and_demo_say_a_selection_imports_only_with_sync_and_list_help(tmp_path):
+    """An audit: ``git hn -h`` and the demo's last line said ``replication select --all``
+    imports teammates' memory, though select's own hint says a selection imports nothing by
+    itself (sync does, or a fetch with the hooks); and the synopsis left out ``git hn help
+    [COMMAND]``, which the README's table and the completion offer."""
+    out = hn(tmp_path, "-h").out
+    start = " ".join(out.split("\n\n")[1].split())
+    assert "'git hn replication select --all' chooses your teammates' memory and 'git hn sync' imports it" in start
+    assert "select --all' imports" not in start
+    assert "\ngit hn help [COMMAND]\n" in out
+    assert hn(tmp_path, "help", "memory", "recall").out == hn(tmp_path, "memory", "recall", "-h").out
+    demo = hn(tmp_path, "demo")
+    assert demo.code == 0, demo.err
+    assert "git hn replication select --all, then git hn sync (to import teammates' memory)" in demo.out
 
 
 def test_summary_names_the_manual_and_its_pages_exist(tmp_path):
