@@ -36,13 +36,14 @@ one line there names the work and how far it got
 and is erased before the command's own output; the hooks that Git waits on do the same. Nothing
 is written otherwise, so agents and scripts see no change.
 .PP
+When its output is not a terminal (a pipe, a script),
 .B git hn identity show
 prints a
 .B Ref:
 line naming the collaboration ref
 .BR refs/hn/actors/<actor> ;
 git\\-hn never creates that ref and keeps the line for compatibility with the other
-implementation.
+implementation. On a terminal it shows the name, the short actor ID and the full one instead.
 """,
     "git-hn-memory": """\
 .SH DESCRIPTION

@@ -102,6 +102,23 @@ def test_identity_show_public_list(inited):
     assert "refs/hn/actors" not in refs_snapshot(inited)
 
 
+def test_the_manual_says_the_ref_line_is_printed_only_off_a_terminal(inited):
+    """An audit: git-hn(1) said ``identity show`` prints a ``Ref:`` line, which it does only when
+    its output is not a terminal; on one it shows the name and the short and full actor IDs."""
+    import sys
+
+    from git_hn import docgen
+    from helpers import on_terminal
+
+    actor = (inited / ".git" / "hn" / "active").read_text()[:-1]
+    assert f"Ref:    refs/hn/actors/{actor}" in hn(inited, "identity", "show").out
+    shown = on_terminal(inited, [sys.executable, "-m", "git_hn", "identity", "show", "--no-color"], 100, {})
+    assert "Ref" not in shown and "Full actor" in shown and actor in shown
+    prose = " ".join(docgen.pages()["git-hn.1"].split(".SH DESCRIPTION", 1)[1].split(".SH ", 1)[0].split())
+    assert "When its output is not a terminal (a pipe, a script), .B git hn identity show prints a .B Ref:" in prose
+    assert "On a terminal it shows the name, the short actor ID and the full one instead." in prose
+
+
 def test_identity_usage_and_unknown(inited):
     assert hn(inited, "identity").err == ("git-hn: usage: git hn identity <show|list|public>; missing the identity "
                                           "command (git hn identity -h also lists export, import, remove, use)\n")
