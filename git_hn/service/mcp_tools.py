@@ -161,7 +161,7 @@ SCHEMAS = {
                               "month": {"type": "string", "description": "YYYY-MM, UTC (default: this month)"},
                               "includeUntrusted": {"type": "boolean"},
                               "maxBytes": {"type": "integer", "minimum": 1024, "description":
-                                           "default 65536; past it, the newest memories that fit, with "
+                                           "default 65536, at least 1024; past it, the newest memories that fit, with "
                                            "truncated and omitted (the oldest)"}}),
     "memory_record": _object(_RECORD_PROPS, ["kind", "content"]),
     "memory_handoff": _object(_HANDOFF_PROPS, ["content"]),

@@ -192,3 +192,33 @@ def test_what_depends_on_linux_is_said_where_users_read():
     for text in (readme, page):
         for word in ("/proc", "ps", "timeout", "setsid", "perl", "process group", "agent"):
             assert word in text, word
+
+
+def test_the_label_stream_rule_in_the_request_reference_is_the_refusals(inited):
+    """An audit: docs/requests.md gave a ``label:NAME`` stream's characters but not that NAME
+    starts with a letter or digit, which the refusal says. (The fix is in docs/requests.md:
+    without it this fails; no git_hn change makes it fail.)"""
+    from git_hn.core.grammar import STREAM_CHOICE_RULE
+
+    row = next(line for line in (ROOT / "docs" / "requests.md").read_text().splitlines()
+               if line.startswith("| `stream` |"))
+    assert "(starting with a letter or digit)" in STREAM_CHOICE_RULE
+    assert "NAME being 1 to 64 of `a-z`, `0-9`, `.`, `_`, `-`, starting with a letter or digit;" in row
+    r = subprocess.run(["git", "-c", "hn.stream=label:_x", "hn", "memory", "record", "--kind", "decision", "--at",
+                        "HEAD", "--applies", "exact", "--content", "x"], cwd=inited, capture_output=True, text=True)
+    assert r.returncode == 1 and "(starting with a letter or digit)" in r.stderr, r.stderr
+
+
+def test_the_digest_tools_smallest_max_bytes_is_documented():
+    """An audit: MCP ``memory_digest`` refuses a ``maxBytes`` under 1024, a bound its schema
+    alone gave (docs/requests.md, docs/responses.md and the README named only the default). The
+    schema's description, and those documents, name it."""
+    from git_hn.service import mcp_tools
+
+    prop = mcp_tools.SCHEMAS["memory_digest"]["properties"]["maxBytes"]
+    least = prop["minimum"]
+    assert f"at least {least}" in prop["description"]
+    for name, said in (("docs/requests.md", f"`memory_digest`'s `maxBytes` is at least {least:,}"),
+                       ("docs/responses.md", f"(default 65,536, at least {least:,})"),
+                       ("README.md", f"`maxBytes`, default 65536 (at least {least})")):
+        assert said in (ROOT / name).read_text(), name
