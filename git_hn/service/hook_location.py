@@ -125,8 +125,13 @@ def locate(repo: Repo | None, global_: bool, which: str = "install") -> Location
         if proc.returncode != 0 or not value:
             if which != "install":  # (status, uninstall: nothing can be installed globally)
                 raise InputError(f"no global core.hooksPath is set, so no hook of git-hn's is installed "
-                                 f"globally (hooks {which} --global reads that directory)")
-            raise InputError("hooks install --global requires git config --global core.hooksPath")
+                                 f"globally (hooks {which} --global reads that directory); git hn hooks {which} "
+                                 "without --global works on this repository's hooks")
+            # (an audit: the line named the setting, not how to set it, nor what setting it does)
+            raise InputError("hooks install --global requires git config --global core.hooksPath: set it (git config "
+                             "--global core.hooksPath ~/.config/git/hooks; Git then runs the hooks there, not each "
+                             "repository's own), then run git hn hooks install --global again; or run git hn hooks "
+                             "install in each repository")
         if not value.startswith(("/", "~")):
             raise InputError(f"the global core.hooksPath is relative ({value}): Git resolves it in each "
                              f"repository, so each has its own; run git hn hooks {which} in each repository")

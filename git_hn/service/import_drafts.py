@@ -53,7 +53,7 @@ class Imported(NamedTuple):
 
 def read_file(path: str) -> bytes:
     """The import file (``-``: stdin), bounded (CONTRACT §10.5's source rule)."""
-    return read_explicit(path, core.MAX_IMPORT_BYTES)
+    return read_explicit(path, core.MAX_IMPORT_BYTES, option="the file to import")  # (an audit: the user's words)
 
 
 def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,

@@ -21,6 +21,10 @@ from .git import DISCOVERY, Git, take_early
 MIN_GIT = (2, 30)
 
 
+# (the contract's text, which every way out below follows)
+NOT_A_REPOSITORY = "not a git repository"
+
+
 class Repo:
     """One discovered repository: its runner, git directories and object format."""
 
@@ -299,7 +303,7 @@ def open_repo(cwd: str | None = None) -> Repo:
             if why:  # (a trial: a newer Git's extensions.refStorage was "not a git repository")
                 raise InputError(f"Git cannot open this repository: {why}")
             # (the contract's text, then the next step: a newcomer ran git-hn outside any repository)
-            raise InputError("not a git repository; run git hn inside a Git repository (cd into one), or "
+            raise InputError(NOT_A_REPOSITORY + "; run git hn inside a Git repository (cd into one), or "
                              "create one with git init")
     git_dir, common, fmt = found
     # relative to the physical directory Git ran in (``cwd`` may be reached through a link)

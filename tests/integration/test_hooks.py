@@ -280,11 +280,14 @@ def test_shared_hooks_path(tmp_path):
 
 def test_global_install(tmp_path):
     a = make_repo(tmp_path / "a")
-    assert hn(a, "hooks", "install", "--global").err == \
-        "git-hn: hooks install --global requires git config --global core.hooksPath\n"
+    # (an audit: each line names the way out: the command that sets the path, or the per-repository one)
+    assert hn(a, "hooks", "install", "--global").err == (
+        "git-hn: hooks install --global requires git config --global core.hooksPath: set it (git config --global "
+        "core.hooksPath ~/.config/git/hooks; Git then runs the hooks there, not each repository's own), then run "
+        "git hn hooks install --global again; or run git hn hooks install in each repository\n")
     assert hn(a, "hooks", "status", "--global").err == (
         "git-hn: no global core.hooksPath is set, so no hook of git-hn's is installed globally (hooks status "
-        "--global reads that directory)\n")
+        "--global reads that directory); git hn hooks status without --global works on this repository's hooks\n")
     shared = tmp_path / "global-hooks"
     git(a, "config", "--global", "core.hooksPath", str(shared))
     assert hn(tmp_path, "hooks", "install", "--global").code == 0  # works outside a repository
