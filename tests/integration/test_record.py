@@ -233,7 +233,8 @@ def test_handoff_input_supplies_the_kind_it_signs(inited):
     assert refs_snapshot(inited) == before
     r = hn(inited, *args, input=json.dumps(doc).encode())
     assert r.code == 0, r.err
-    assert hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()["projection"]["data"]["kind"] == "handoff"
+    shown = hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()
+    assert shown["projection"]["data"]["kind"] == "handoff"
 
 
 def test_revision_and_path_errors(inited):

@@ -95,7 +95,8 @@ def test_a_reinstall_keeps_the_state_and_a_changed_byte_rebuilds_it(tmp_path):
 
 
 def _hn_from(package: Path, repo: Path, *args: str) -> subprocess.CompletedProcess:
-    code = "import sys\nsys.path.insert(0, sys.argv[1])\nfrom git_hn.cli.main import main\nsys.exit(main(sys.argv[2:]))\n"
+    code = ("import sys\nsys.path.insert(0, sys.argv[1])\nfrom git_hn.cli.main import main\n"
+            "sys.exit(main(sys.argv[2:]))\n")
     return subprocess.run([sys.executable, "-c", code, str(package), *args], cwd=repo, capture_output=True,
                           text=True, timeout=120)
 
