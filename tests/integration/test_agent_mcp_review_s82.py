@@ -68,7 +68,7 @@ def test_a_handoff_of_another_kind_is_told_its_kind_first(inited):
     """memory_handoff with kind "attempt" was asked for attemptOutcome; given it, it was refused
     for its kind: a circle. The kind is checked first, and the refusal says which tool signs it;
     the schema says handoff is the only kind the tool takes."""
-    want = ('git-hn: handoff input field kind "attempt" is not handoff: memory_handoff signs handoffs only (leave kind "
+    want = ('git-hn: handoff input field kind "attempt" is not handoff: memory_handoff signs handoffs only (leave kind '
             "out); memory_record signs the other kinds")
 
     async def body(client):
