@@ -51,6 +51,18 @@ def test_a_remote_that_holds_no_memory_is_not_named_after_a_sync(tmp_path):
     assert r.code == 0 and "nothing is imported" not in r.err, r.err
 
 
+def test_a_first_sync_from_a_remote_holding_no_memory_leaves_an_index_that_verifies(tmp_path):
+    """A soak trial: a fresh clone's first sync, from a remote that holds no memory yet, left no
+    state, and ``index verify`` right after it failed with "missing" (issue 11 item 4: a fresh
+    clone's first sync leaves a fresh index). With no selection, and with one."""
+    _remote, (_alice, newcomer, other) = shared_remote(tmp_path, "Alice", "Newcomer", "Other")
+    assert hn(other, "replication", "select", "--all").code == 0
+    for clone in (newcomer, other):
+        assert hn(clone, "sync", "origin").code == 0
+        r = hn(clone, "memory", "index", "verify")
+        assert r.code == 0 and r.out.endswith("records 0\n"), (r.out, r.err)
+
+
 def test_without_a_selection_nothing_is_said_and_nothing_asked(tmp_path, monkeypatch):
     _remote, (_alice, newcomer) = shared_remote(tmp_path, "Alice", "Newcomer")
     from git_hn.store.git import Git

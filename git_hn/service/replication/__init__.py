@@ -227,10 +227,14 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
 
             actor = active_actor(repo)
             result.own = [r for r in result.own if actor and (parse_local_ref(r) or ("",))[0] == actor]
-    if publish and repo.state_behind:  # (a state of another git-hn: §8.4's index fresh after a sync)
-        from ...store import stateview
+    # (a state of another git-hn, or none: §8.4's index fresh after a sync, issue 11 item 4; a soak
+    # trial: a first sync from a remote holding no memory yet left none, and index verify said
+    # "missing" right after it, one lstat)
+    if publish:
+        from ...store import statedb, stateview
 
-        stateview.catch_up(repo, wait=10.0)  # (as the promotion waits: a rebuild elsewhere is left to finish)
+        if repo.state_behind or not os.path.lexists(statedb.paths(repo)[1]):
+            stateview.catch_up(repo, wait=10.0)  # (as the promotion waits: a rebuild elsewhere is left to finish)
     return result
 
 
