@@ -6,43 +6,101 @@ commit, ``recall --path new.txt`` matched nothing and nothing hinted at the memo
 Cost: nothing unless the query found nothing and the path is a file at the query commit (one
 lookup through the batch process the caller's tree walk already uses). Then one Git process,
 ``git log --follow --diff-filter=R``, bounded by ``RENAMES`` renames and ``FOLLOW_SECONDS``
-seconds, gives the file's earlier names; the memories anchored to them are read from the
-sealed state as last verified (the command has just verified it: no listing, no process).
-Never one process per memory. Trusts Git's rename detection only as a hint: nothing is
-signed or moved here. A path the secret lint flags (``secretscan.shaped``) is never repeated.
+seconds, gives the file's earlier names and the commits that renamed it; the memories anchored
+to them are read from the sealed state as last verified (the command has just verified it: no
+listing, no process). When some are, one more, ``git rev-list --parents``, bounded by
+``BEFORE`` commits and ``FOLLOW_SECONDS`` seconds, lists the history before the renames: a
+memory counts only when its anchor commit is an ancestor of the parent of the commit that
+renamed the file from that name (a review: a memory on another file that later took the old
+name was offered to be moved onto this one). One anchored further back than ``BEFORE`` commits
+is left out of the hint. Never one process per memory. Trusts Git's rename detection only as a
+hint: nothing is signed or moved here. A path the secret lint flags (``secretscan.shaped``) is
+never repeated.
 """
 
 from __future__ import annotations
+
+import re
 
 from ..store.repo import Repo
 
 RENAMES = 8  # renames of the file ``git log --follow`` reports at most
 FOLLOW_SECONDS = 2.0  # a history too long to follow in this time gives no hint
+BEFORE = 10000  # commits before the renames the anchors are looked for among (``git rev-list``)
 NAMED_IDS = 3  # memories a hint names by ID
 
+_HEADER = re.compile(r"[0-9a-f]+(?: [0-9a-f]+)*")
 
-def earlier_names(repo: Repo, commit: str, path: str) -> list[str]:
-    """The names ``path`` had before, newest first, as ``git log --follow`` sees its renames from
-    ``commit`` back (at most ``RENAMES``); none when Git cannot say in ``FOLLOW_SECONDS``."""
+
+def renames(repo: Repo, commit: str, path: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(earlier name, parents of the commit that renamed the file from it) for the names ``path``
+    had before, newest first, as ``git log --follow`` sees its renames from ``commit`` back (at
+    most ``RENAMES``); none when Git cannot say in ``FOLLOW_SECONDS``."""
     from ..errors import HnError
 
     try:
-        proc = repo.git.run(["log", "--follow", "-M", "--diff-filter=R", "--name-status", "-z", "--format=",
+        proc = repo.git.run(["log", "--follow", "-M", "--diff-filter=R", "--name-status", "-z", "--format=%H %P",
                              f"--max-count={RENAMES}", "--end-of-options", commit, "--", path],
                             timeout=FOLLOW_SECONDS, limit=1 << 20)
     except HnError:
         return []
     if proc.returncode != 0:
         return []
-    fields = [f for f in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if f]
-    names = [fields[i + 1] for i in range(0, len(fields) - 2, 3) if fields[i].startswith("R")]
-    return [n for n in dict.fromkeys(names) if n != path]
+    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    out: dict[str, tuple[str, ...]] = {}
+    parents: tuple[str, ...] = ()
+    i = 0
+    while i < len(fields):
+        field = fields[i].lstrip("\n")
+        i += 1
+        if not field:
+            continue
+        if field[0].isupper():  # a status (a header is lowercase hex): its names follow
+            names = fields[i:i + (2 if field[0] in "RC" else 1)]
+            i += len(names)
+            if field.startswith("R") and len(names) == 2 and names[0] != path and parents:
+                out.setdefault(names[0], parents)
+        elif _HEADER.fullmatch(field):
+            parents = tuple(field.split(" ")[1:])
+    return list(out.items())
 
 
-def _anchored(repo: Repo, req, names: list[str]) -> list[tuple[str, list[tuple[str, str]]]]:
-    """(name, [(memory ID, pathset)]) for each of ``names`` that memories passing ``req``'s
-    context-free filters (its path aside; trust is not a filter here: ``req`` normalized, as
-    ``recall_core.normalize`` leaves it) are anchored to."""
+def _before(repo: Repo, found: list, renamed: dict) -> list:
+    """``found`` (``_anchored``'s) with only the memories anchored at an ancestor of the parent of
+    the commit that renamed the file from their name (``renamed``: name -> its parents), among
+    the ``BEFORE`` commits before the renames: one ``git rev-list --parents`` for all of them."""
+    from ..errors import HnError
+
+    starts = sorted({p for name, _rows in found for p in renamed[name]})
+    try:
+        proc = repo.git.run(["rev-list", "--parents", f"--max-count={BEFORE}", "--end-of-options", *starts, "--"],
+                            timeout=FOLLOW_SECONDS, limit=(BEFORE + 1) * 4 * 66)
+    except HnError:
+        return []
+    if proc.returncode != 0:
+        return []
+    graph = {}
+    for line in proc.stdout.decode("ascii", "replace").splitlines():
+        commit, *parents = line.split(" ")
+        graph[commit] = parents
+    out = []
+    for name, rows in found:
+        seen, todo = set(), [p for p in renamed[name] if p in graph]
+        while todo:
+            c = todo.pop()
+            if c not in seen:
+                seen.add(c)
+                todo += [p for p in graph.get(c, ()) if p not in seen]
+        kept = [row for row in rows if row[2] in seen]
+        if kept:
+            out.append((name, kept))
+    return out
+
+
+def _anchored(repo: Repo, req, names: list[str]) -> list[tuple[str, list[tuple[str, str, str, str, str]]]]:
+    """(name, [(memory ID, pathset, anchor commit, actor, kind)]) for each of ``names`` that
+    memories passing ``req``'s context-free filters (its path aside; trust is not a filter here:
+    ``req`` normalized, as ``recall_core.normalize`` leaves it) are anchored to."""
     from ..core import recall as recall_core
     from ..errors import HnError
     from ..store import stateview
@@ -58,10 +116,10 @@ def _anchored(repo: Repo, req, names: list[str]) -> list[tuple[str, list[tuple[s
                 return []
             for name in names:
                 where, args = _where(view, req._replace(path=name), terms, grouping=False)
-                rows = view.conn.execute(f"SELECT r.id, r.pathset {FROM} WHERE {' AND '.join(where)} "
-                                         "ORDER BY r.id", args).fetchall()
+                rows = view.conn.execute(f"SELECT r.id, r.pathset, a.anchor, r.actor, r.kind {FROM} WHERE "
+                                         f"{' AND '.join(where)} ORDER BY r.id", args).fetchall()
                 if rows:
-                    out.append((name, [(i, p) for i, p in rows]))
+                    out.append((name, [tuple(row) for row in rows]))
         return out
     except (HnError, sqlite3.Error, ValueError):
         return []
@@ -87,8 +145,9 @@ def renamed_hint(repo: Repo, req, path: str, at: str, command: str) -> str:
         return ""
     if found is None or found[1] != "blob" or shaped(path):
         return ""
-    names = [n for n in earlier_names(repo, commit, path) if not shaped(n)]
-    anchored = _anchored(repo, req, names) if names else []
+    renamed = {n: parents for n, parents in renames(repo, commit, path) if not shaped(n)}
+    anchored = _anchored(repo, req, list(renamed)) if renamed else []
+    anchored = _before(repo, anchored, renamed) if anchored else []
     if not anchored:
         return ""
     old, memories = anchored[0]
@@ -105,7 +164,7 @@ def renamed_hint(repo: Repo, req, path: str, at: str, command: str) -> str:
         text += (f", and git hn memory supersede {short_id(memories[0][0])} {there} --same-content {given} "
                  "anchors it to the file where it is now")
     else:
-        ids = ", ".join(short_id(i) for i, _p in memories[:NAMED_IDS]) + (", ..." if len(memories) > NAMED_IDS else "")
+        ids = ", ".join(short_id(i) for i, *_rest in memories[:NAMED_IDS]) + (", ..." if len(memories) > NAMED_IDS else "")
         text += (f" ({ids}), and git hn memory supersede ID {there} --same-content with --path {shell_path(path)} "
                  f"and a --path for each other file it is about anchors {'it' if one else 'each'} to the file "
                  "where it is now")

@@ -55,11 +55,17 @@ def test_a_renamed_file_names_the_memories_on_its_earlier_name(inited):
 
 
 def test_the_rename_hint_costs_one_git_log_and_nothing_when_something_matched(inited, tmp_path, monkeypatch):
-    """One ``git log --follow`` however many memories there are (never one process per
-    memory), and none when the query matched, or when the path is no file there."""
-    _renamed(inited)
-    for n in range(4):
-        _record(inited, "old.txt", content=f"more {n}")
+    """One ``git log --follow`` and, when memories are anchored to an earlier name, one ``git
+    rev-list`` (whether their anchors are from before the rename), however many memories there
+    are (never one process per memory), and none when the query matched, or when the path is no
+    file there."""
+    (inited / "old.txt").write_text("one\n")
+    git(inited, "add", "old.txt")
+    git(inited, "commit", "-q", "-m", "add")
+    for n in range(5):
+        _record(inited, "old.txt", content=f"about it {n}")
+    git(inited, "mv", "old.txt", "new.txt")
+    git(inited, "commit", "-q", "-m", "rename")
 
     def processes(*args):
         trace = tmp_path / f"trace-{len(list(tmp_path.iterdir()))}"
@@ -72,9 +78,10 @@ def test_the_rename_hint_costs_one_git_log_and_nothing_when_something_matched(in
     r, runs = processes("--path", "new.txt")
     assert "5 memories are anchored to old.txt" in r.err, r.err
     assert [a[0] for a in runs if "--follow" in a] == ["log"], runs
-    r, plain = processes("--path", "README.md")  # (a file never renamed, nothing anchored: the same cost)
+    assert len([a for a in runs if a[0] == "rev-list" and "--parents" in a]) == 1, runs
+    r, plain = processes("--path", "README.md")  # (a file never renamed, nothing anchored: no rev-list)
     assert r.err.startswith("git-hn: hint: no memory matches these filters\n"), r.err
-    assert len(plain) == len(runs), (plain, runs)
+    assert len(plain) + 1 == len(runs), (plain, runs)
     for args in (["--path", "old.txt"], ["--path", "gone.txt"]):
         _r, runs = processes(*args)
         assert not [a for a in runs if "--follow" in a], (args, runs)
@@ -90,6 +97,32 @@ def test_the_rename_hint_names_every_memory_with_other_paths_by_its_id(inited):
     git(inited, "commit", "-q", "-m", "rename")
     r = hn(inited, "memory", "log", "--path", "new.txt")
     assert f"git hn memory supersede {mid} --at HEAD --same-content --path README.md --path new.txt" in r.err, r.err
+
+
+def test_the_rename_hint_leaves_out_memories_on_a_later_file_of_the_old_name(inited):
+    """A review: after ``git mv a.txt b.txt``, a new, unrelated ``a.txt`` got a memory, and
+    ``--path b.txt`` offered to supersede it onto ``b.txt`` (following it signs a wrong anchor for
+    good). Only memories anchored before the rename count: alone, that one gives no hint; beside
+    one from before the rename, the hint names that one only."""
+    (inited / "a.txt").write_text("".join(f"{n}\n" for n in range(1, 51)))
+    git(inited, "add", "a.txt")
+    git(inited, "commit", "-q", "-m", "add")
+    before = git(inited, "rev-parse", "HEAD").strip()
+    git(inited, "mv", "a.txt", "b.txt")
+    git(inited, "commit", "-q", "-m", "rename a->b")
+    (inited / "a.txt").write_text("".join(f"{n}\n" for n in range(200, 261)))
+    git(inited, "add", "a.txt")
+    git(inited, "commit", "-q", "-m", "a new, unrelated a.txt")
+    later = _record(inited, "a.txt", content="about the new a.txt only")
+    for command in ("recall", "log", "export"):
+        r = hn(inited, "memory", command, "--path", "b.txt")
+        assert r.code == 0 and "earlier name" not in r.err and later not in r.err, (command, r.err)
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", before, "--applies", "descendants",
+           "--content", "about the old a.txt", "--path", "a.txt")
+    assert r.code == 0, r.err
+    mid = r.out.split()[1].split(":")[1][:12]
+    r = hn(inited, "memory", "log", "--path", "b.txt")
+    assert "but 1 memory is anchored to a.txt" in r.err and mid in r.err and later not in r.err, r.err
 
 
 def test_the_rename_hint_never_repeats_a_secret_shaped_name(inited):
