@@ -125,16 +125,37 @@ def _anchored(repo: Repo, req, names: list[str]) -> list[tuple[str, list[tuple[s
         return []
 
 
+def _hidden_by_trust(repo: Repo, commit: str, memories: list) -> bool:
+    """Whether ``recall``'s default trust filter hides one of ``memories`` at ``commit`` (its
+    policy: a lookup through the batch process the hint's tree lookup used; an invalid policy
+    hides every one)."""
+    from ..core.projection import trust
+    from ..errors import HnError
+    from ..store.resolver import Resolver, load_policy
+
+    try:
+        policy = load_policy(repo, Resolver(repo), commit).memory
+    except HnError:
+        return True
+    return any(trust(actor, kind, policy) != "qualified" for _i, _p, _a, actor, kind in memories)
+
+
 def renamed_hint(repo: Repo, req, path: str, at: str, command: str) -> str:
     """The hint (one line) for a ``command`` (``recall``, ``log``, ``export``) by ``path`` at
     revision ``at`` that matched nothing, when memories are anchored to an earlier name of the
-    file; "" otherwise."""
+    file; "" otherwise. The command that shows them shows them: ``recall``'s has
+    ``--include-untrusted`` when the trust policy would hide one (``log`` and ``export`` list
+    every trust class). The way to move them to the file's name now is ``supersede
+    --same-content`` for the reader's own; another author's only its author may supersede (the
+    refusal's words), so for those it is a record of the reader's own there citing it (a
+    review: the hint offered a supersede that was refused)."""
     from shlex import quote
 
     from ..core.gostr import short_id
-    from ..core.hints import shell_path
+    from ..core.hints import cite_at, shell_path
     from ..core.projection import ProbeError
     from ..errors import HnError
+    from ..store.identity import active_actor
     from ..store.resolver import Resolver
     from .secretscan import shaped
 
@@ -152,23 +173,55 @@ def renamed_hint(repo: Repo, req, path: str, at: str, command: str) -> str:
         return ""
     old, memories = anchored[0]
     one = len(memories) == 1
-    there = f"--at {quote(at)}" if at not in ("HEAD", "@") else "--at HEAD"
+    at_text = quote(at) if at not in ("HEAD", "@") else "HEAD"
+    there = f"--at {at_text}"
     counted = "1 memory is" if one else f"{len(memories)} memories are"
+    see = " --include-untrusted" if command == "recall" and _hidden_by_trust(repo, commit, memories) else ""
     text = (f"nothing is anchored to {shell_path(path)}, but {counted} anchored to {shell_path(old)}, its "
-            f"earlier name (Git sees the file renamed since): git hn memory {command} --path {shell_path(old)} shows "
-            f"{'it' if one else 'them'}")
+            f"earlier name (Git sees the file renamed since): git hn memory {command} --path {shell_path(old)}{see} "
+            f"shows {'it' if one else 'them'}")
+    me = active_actor(repo)
+    mine = [m for m in memories if m[3] == me]
+    theirs = [m for m in memories if m[3] != me]
     paths = [p for p in (memories[0][1] or "").split("\n") if p] if one else []
     moved = [path if p == old else p for p in paths]
     if one and moved and not any(shaped(p) for p in moved):
         given = " ".join(f"--path {shell_path(p)}" for p in sorted(set(moved)))
-        text += (f", and git hn memory supersede {short_id(memories[0][0])} {there} --same-content {given} "
-                 "anchors it to the file where it is now")
+        ident = short_id(memories[0][0])
+        if mine:
+            text += (f", and git hn memory supersede {ident} {there} --same-content {given} "
+                     "anchors it to the file where it is now")
+        else:
+            cite = cite_at(ident, memories[0][4], at_text).replace(" --content TEXT", f" {given} --content TEXT", 1)
+            text += (f"; only its author may supersede it, so {cite} records your own on the file where it is now, "
+                     "citing it")
+        return text + _more(len(anchored) - 1)
+
+    def ids(part: list) -> str:
+        return (", ".join(short_id(m[0]) for m in part[:NAMED_IDS])
+                + (", ..." if len(part) > NAMED_IDS else ""))
+
+    def supersede(what: str) -> str:
+        return (f"git hn memory supersede ID {there} --same-content with --path {shell_path(path)} and a --path "
+                f"for each other file it is about anchors {what} to the file where it is now")
+
+    def record(what: str) -> str:
+        return (f"git hn memory record --kind KIND --at {at_text} --applies descendants --evidence memory:ID "
+                f"--path {shell_path(path)} --content TEXT records your own on the file where it is now, citing {what}")
+
+    if not theirs:
+        text += f" ({ids(mine)}), and " + supersede("it" if one else "each")
+    elif not mine:
+        text += (f" ({ids(theirs)}), and as only {'its author' if one else 'their authors'} may supersede "
+                 f"{'it' if one else 'them'}, " + record("it" if one else "each"))
     else:
-        ids = ", ".join(short_id(i) for i, *_rest in memories[:NAMED_IDS]) + (", ..." if len(memories) > NAMED_IDS else "")
-        text += (f" ({ids}), and git hn memory supersede ID {there} --same-content with --path {shell_path(path)} "
-                 f"and a --path for each other file it is about anchors {'it' if one else 'each'} to the file "
-                 "where it is now")
-    more = len(anchored) - 1
-    if more:
-        text += f"; memories are anchored to {more} more of its earlier names"
-    return text
+        single = len(theirs) == 1
+        others = "another author's" if single else "other authors'"
+        text += (f"; yours ({ids(mine)}): " + supersede("it" if len(mine) == 1 else "each")
+                 + f"; {others} ({ids(theirs)}), which only {'its author' if single else 'their authors'} may "
+                 "supersede: " + record("it" if single else "each"))
+    return text + _more(len(anchored) - 1)
+
+
+def _more(more: int) -> str:
+    return f"; memories are anchored to {more} more of its earlier names" if more else ""

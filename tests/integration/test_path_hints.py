@@ -44,8 +44,9 @@ def test_a_renamed_file_names_the_memories_on_its_earlier_name(inited):
         args = ["memory", command, "--path", "new.txt"] + (["--include-untrusted"] if command == "recall" else [])
         r = hn(inited, *args)
         assert r.code == 0, r.err
+        see = " --include-untrusted" if command == "recall" else ""  # (no policy: recall hides it otherwise)
         assert (f"git-hn: hint: nothing is anchored to new.txt, but 1 memory is anchored to old.txt, its earlier "
-                f"name (Git sees the file renamed since): git hn memory {command} --path old.txt shows it, and "
+                f"name (Git sees the file renamed since): git hn memory {command} --path old.txt{see} shows it, and "
                 f"{move}\n") in r.err, (command, r.err)
         assert "no memory matches these filters" not in r.err
     assert hn(inited, "memory", "export", "--path", "new.txt").out == ""  # (stdout: the export alone)
@@ -123,6 +124,72 @@ def test_the_rename_hint_leaves_out_memories_on_a_later_file_of_the_old_name(ini
     mid = r.out.split()[1].split(":")[1][:12]
     r = hn(inited, "memory", "log", "--path", "b.txt")
     assert "but 1 memory is anchored to a.txt" in r.err and mid in r.err and later not in r.err, r.err
+
+
+def _bob(inited, tmp_path):
+    """Bob's identity, made in another repository, active in ``inited``."""
+    from helpers import make_repo
+
+    other = make_repo(tmp_path / "bob")
+    assert hn(other, "init", "--name", "Bob").code == 0
+    key = tmp_path / "bob.identity"
+    assert hn(other, "identity", "export", "--output", str(key)).code == 0
+    assert hn(inited, "identity", "import", str(key), "--activate").code == 0
+
+
+def test_the_rename_hint_offers_another_authors_memory_a_citation_not_a_supersede(inited, tmp_path):
+    """A review: with Bob active, the hint told him to supersede Alice's memory, which is refused
+    (only the target author may supersede it); it now gives the record of his own citing it,
+    which signs, and ``--path new.txt`` then finds his. Without a policy, recall's default hides
+    Alice's memory: the command the hint gives has ``--include-untrusted``, and shows it."""
+    mid = _renamed(inited)
+    _bob(inited, tmp_path)
+    r = hn(inited, "memory", "recall", "--path", "new.txt")
+    assert r.code == 0, r.err
+    assert "supersede " + mid not in r.err, r.err
+    cite = (f"git hn memory record --kind decision --at HEAD --applies descendants --evidence memory:{mid} "
+            "--path new.txt --content TEXT")
+    assert (f"git hn memory recall --path old.txt --include-untrusted shows it; only its author may supersede it, "
+            f"so {cite} records your own on the file where it is now, citing it\n") in r.err, r.err
+    shown = hn(inited, "memory", "recall", "--path", "old.txt", "--include-untrusted")
+    assert shown.code == 0 and "Matched: 1;" in shown.out, (shown.out, shown.err)
+    r = hn(inited, *cite.split(" ")[2:-1], "Bob's note on it")  # (the command as given, TEXT filled)
+    assert r.code == 0, r.err
+    assert len(hn(inited, "memory", "log", "--path", "new.txt").out.splitlines()) == 1
+
+
+def test_the_rename_hint_gives_a_supersede_for_ones_own_and_a_citation_for_anothers(inited, tmp_path):
+    """Memories of two authors on the earlier name: the reader's own get the supersede, the
+    other author's the record that cites it, each named by ID."""
+    (inited / "old.txt").write_text("one\n")
+    git(inited, "add", "old.txt")
+    git(inited, "commit", "-q", "-m", "add")
+    alices = _record(inited, "old.txt", content="Alice's")
+    _bob(inited, tmp_path)
+    bobs = _record(inited, "old.txt", content="Bob's")
+    git(inited, "mv", "old.txt", "new.txt")
+    git(inited, "commit", "-q", "-m", "rename")
+    r = hn(inited, "memory", "log", "--path", "new.txt")
+    assert (f"git hn memory log --path old.txt shows them; yours ({bobs}): git hn memory supersede ID --at HEAD "
+            "--same-content with --path new.txt and a --path for each other file it is about anchors it to the file "
+            f"where it is now; another author's ({alices}), which only its author may supersede: git hn memory "
+            "record --kind KIND --at HEAD --applies descendants --evidence memory:ID --path new.txt --content TEXT "
+            "records your own on the file where it is now, citing it\n") in r.err, r.err
+
+
+def test_the_rename_hint_asks_for_include_untrusted_only_when_recall_would_hide(inited):
+    """With a policy that trusts the author, ``recall --path old.txt`` shows the memory: the hint
+    gives it without ``--include-untrusted``. (A guard: the hint never gave that flag before, so
+    it cannot fail without the fix.)"""
+    mid = _renamed(inited)
+    assert hn(inited, "policy", "init").code == 0
+    git(inited, "add", ".hn/policy.json")
+    git(inited, "commit", "-q", "-m", "policy")
+    r = hn(inited, "memory", "recall", "--path", "new.txt")
+    assert (f"git hn memory recall --path old.txt shows it, and git hn memory supersede {mid} --at HEAD "
+            "--same-content --path new.txt anchors it") in r.err, r.err
+    shown = hn(inited, "memory", "recall", "--path", "old.txt")
+    assert "Matched: 1;" in shown.out, (shown.out, shown.err)
 
 
 def test_the_rename_hint_never_repeats_a_secret_shaped_name(inited):
