@@ -136,8 +136,8 @@ def remove_command(words: list[str], backup: str | None) -> int:
     """``git hn identity remove`` (git-hn): ``service.identity_transfer.remove``, then what was
     deleted and where a copy is."""
     from ..core.gostr import one_line
-    from ..core.hints import named_actor
     from ..service import identity_transfer
+    from ..service.names import named_identity
     from ..store.repo import open_repo
 
     if len(words) != 1:
@@ -148,7 +148,7 @@ def remove_command(words: list[str], backup: str | None) -> int:
     from ..store.argpath import os_path
 
     done = identity_transfer.remove(open_repo(), words[0], None if backup is None else os_path(backup))
-    lines = [f"Removed identity {named_actor(done.ident.actor, done.ident.name)}: its private key "
+    lines = [f"Removed identity {named_identity(done.ident.actor, done.ident.name)}: its private key "
              "is deleted from this clone"]
     if done.backup:
         lines.append(f"A copy is in {one_line(done.backup)}: git hn identity import FILE puts it back")

@@ -25,7 +25,6 @@ COMMIT_HINT = ("Commit .hn/policy.json to apply it: recall and brief read the po
 
 
 def policy_init_command(extra: list[str]) -> int:
-    from ..core.policyedit import label
     from ..service import policy_edit
     from ..store.repo import open_repo
 
@@ -34,7 +33,7 @@ def policy_init_command(extra: list[str]) -> int:
 
         raise stray(POLICY_INIT_USAGE, extra)
     who, kinds = policy_edit.init(open_repo())
-    render.lines([f"Created .hn/policy.json trusting {label(who)} for {', '.join(kinds)}", COMMIT_HINT])
+    render.lines([f"Created .hn/policy.json trusting {_label(who)} for {', '.join(kinds)}", COMMIT_HINT])
     return 0
 
 
@@ -169,26 +168,34 @@ def names_hint(repo, actors, maintainers=(), names: dict | None = None) -> None:
 def _names(repo) -> dict:
     """actor -> the newest name it is known here by (``known_actors``); nothing when the verified
     state cannot be read (advisory: a review found an invalid stream failed policy show, which
-    §6.6 keeps display only)."""
+    §6.6 keeps display only). A secret-shaped name is left out: the actor is named by its ID alone
+    (``names.named_identity``: an identity stored before names were linted)."""
     from ..errors import HnError
     from ..service.policy_edit import known_actors
+    from ..service.secretscan import shaped
 
     try:
-        return {k.actor: k.names[0] for k in known_actors(repo) if k.names}
+        return {k.actor: k.names[0] for k in known_actors(repo) if k.names and not shaped(k.names[0])}
     except HnError:
         return {}
 
 
-def change_lines(outcome, trust: bool) -> list[str]:
-    from ..core.policyedit import label
+def _label(known) -> str:
+    """``policyedit.label`` of an actor a policy line names, its name withheld when secret-shaped
+    (``names.named_identity``: the active identity's own, for ``policy init``)."""
+    from ..service.names import named_identity
 
+    return named_identity(known.actor, known.names[0] if known.names else None)
+
+
+def change_lines(outcome, trust: bool) -> list[str]:
     edit = outcome.edit
     lines = ["Added a memory section to .hn/policy.json"] if edit.created_section else []
     if edit.sorted_lists:
         lines.append("Sorted the memory section's lists of .hn/policy.json (the policy requires that order)")
     for change in edit.changes:
         if change.what == "actor":
-            who = label(outcome.who)
+            who = _label(outcome.who)
             if trust and change.done:
                 kinds = ", ".join(edit.kinds) if edit.kinds else "no kinds yet (add them with --kind KIND)"
                 lines.append(f"Trusted {who} for {kinds}")
@@ -212,8 +219,8 @@ def change_lines(outcome, trust: bool) -> list[str]:
 
 def identity_export_command(output: str | None, extra: list[str]) -> int:
     from ..core.gostr import one_line
-    from ..core.hints import named_actor
     from ..service import identity_transfer
+    from ..service.names import named_identity
     from ..store.repo import open_repo
 
     if extra:
@@ -225,7 +232,7 @@ def identity_export_command(output: str | None, extra: list[str]) -> int:
     from ..store.argpath import os_path
 
     ident, path = identity_transfer.export_active(open_repo(), os_path(output))
-    render.lines([f"Exported identity {named_actor(ident.actor, ident.name)} to {one_line(path)}",
+    render.lines([f"Exported identity {named_identity(ident.actor, ident.name)} to {one_line(path)}",
                   "The file holds your private key: keep it private, import it with git hn identity "
                   "import FILE, then delete it"])
     return 0
@@ -267,16 +274,16 @@ def _stray_hint(repo, imported: str, active: bool) -> None:
     """After an import: how to drop an identity ``init`` made here that signed nothing (a team
     trial followed the README: ``init`` in the new clone, then the import; the stray identity
     stayed, and no command removed it)."""
-    from ..core.hints import named_actor
     from ..errors import HnError
     from ..service import identity_transfer
+    from ..service.names import named_identity
 
     try:
         found = identity_transfer.strays(repo, imported)
     except HnError:
         return
     for ident, is_active in found[:1]:
-        who = named_actor(ident.actor, ident.name)
+        who = named_identity(ident.actor, ident.name)
         remove = f"git hn identity remove {ident.actor[:12]}"
         if is_active and not active:
             render.hint(f"the active identity {who} has signed nothing here: to sign as the imported one, git hn "
@@ -286,9 +293,9 @@ def _stray_hint(repo, imported: str, active: bool) -> None:
 
 
 def identity_use_command(positional: list[str]) -> int:
-    from ..core.hints import named_actor
     from ..core.lines import lines_of
     from ..service import identity_transfer
+    from ..service.names import named_identity
     from ..store.repo import open_repo
 
     if len(positional) != 1:
@@ -298,7 +305,7 @@ def identity_use_command(positional: list[str]) -> int:
             f"{USE_USAGE}; missing ACTOR (git hn identity list shows them)")
     repo = open_repo()
     ident, already = identity_transfer.use(repo, positional[0])
-    who = named_actor(ident.actor, ident.name)
+    who = named_identity(ident.actor, ident.name)
     render.lines([f"Unchanged: {who} is already the active identity" if already else f"Active identity: {who}"])
     listed = lines_of(repo.git.run(["worktree", "list", "--porcelain"]).stdout.decode("utf-8", "replace"))
     trees = sum(line.startswith("worktree ") for line in listed)

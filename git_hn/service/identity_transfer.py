@@ -100,9 +100,9 @@ def use(repo: Repo, query: str) -> tuple[identity.Identity, bool]:
             raise
         from ..core.gostr import quoted
 
-        from ..core.hints import named_actor
+        from .names import named_identity
 
-        names = ", ".join(named_actor(k.actor, k.names[0]) for k in stored[:5]) or "none"
+        names = ", ".join(named_identity(k.actor, k.names[0]) for k in stored[:5]) or "none"
         raise InputError(f"no identity of this keyring matches {quoted(query)} (it holds: {names}); "
                          "import another with git hn identity import FILE") from None
     return identity.activate(repo, who.actor)
@@ -140,11 +140,11 @@ def remove(repo: Repo, query: str, backup: str | None) -> Removed:
     checked as an import checks it) or a new one, written as ``identity export`` writes one. ACTOR
     is an actor ID or a prefix of at least eight hex digits, never a name: the identity to keep
     and the one to drop often share it. Every refusal leaves the keyring as it was."""
-    from ..core.hints import named_actor
     from ..store import streams
+    from .names import named_identity
 
     stored = identity.list_identities(repo)
-    held = ", ".join(named_actor(i.actor, i.name) for i, _a in stored[:5]) or "none"
+    held = ", ".join(named_identity(i.actor, i.name) for i, _a in stored[:5]) or "none"
     if not (8 <= len(query) <= 64 and all(c in "0123456789abcdefABCDEF" for c in query)):
         raise InputError(f"identity remove takes an identity's actor ID, or a prefix of at least 8 hex digits of it "
                          f"(never a name, which two identities may share): this keyring holds {held}; nothing was "
@@ -157,9 +157,9 @@ def remove(repo: Repo, query: str, backup: str | None) -> Removed:
         raise InputError(f"{what} starting with {query} (it holds {held}){longer}; nothing was removed")
     ident = found[0]
     if any(active for i, active in stored if i.actor == ident.actor):
-        raise InputError(identity.active_not_removed(ident))
+        raise InputError(identity.active_not_removed(ident, named_identity(ident.actor, ident.name)))
     count = sum(s.actor == ident.actor for s in streams.list_sources(repo))
-    who = named_actor(ident.actor, ident.name)
+    who = named_identity(ident.actor, ident.name)
     if backup is None and (count or ident.actor not in identity.made_here(repo)):
         why = (f"it signed the {count} memory stream{'' if count == 1 else 's'} this clone holds of it" if count else
                "it may have signed memories in another clone (only a key git hn init made here that no export "
@@ -191,8 +191,8 @@ def _backup(repo: Repo, ident: identity.Identity, path: str) -> str:
     except HnError as exc:
         raise type(exc)(f"--backup: {exc.message}; nothing was removed") from None
     if found != ident:
-        from ..core.hints import named_actor
+        from .names import named_identity
 
         raise InputError(f"--backup: identity file {one_line(target)} holds identity "
-                         f"{named_actor(found.actor, found.name)}, not the one to remove; nothing was removed")
+                         f"{named_identity(found.actor, found.name)}, not the one to remove; nothing was removed")
     return target

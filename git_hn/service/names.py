@@ -135,13 +135,28 @@ def signers(repo: Repo) -> set[str]:
     return {s.actor for s in streams.list_sources(repo)}
 
 
-def _stray_hint(strays: list) -> str:
-    from ..core.hints import named_actor
+WITHHELD = "its name is not repeated here: it looks like a credential"
 
+
+def named_identity(actor: str, name: str | None) -> str:
+    """How a line names an identity of this keyring (``hints.named_actor``: the short ID first,
+    the name quoted), except a name the secret lint flags (``secretscan.shaped``: one stored before
+    ``init`` and ``identity import`` linted names, a review S99 #6 found ``policy init`` print a
+    GitHub token as the name it trusted): the short ID and ``WITHHELD`` then, never the name
+    (*secret echo*). ``identity show``, ``list`` and ``public`` still print it (docs/decisions.md)."""
+    from ..core.hints import named_actor
+    from .secretscan import shaped
+
+    if name and shaped(name):
+        return f"{actor[:12]} ({WITHHELD})"
+    return named_actor(actor, name)
+
+
+def _stray_hint(strays: list) -> str:
     if not strays:
         return ""
     ident, active = strays[0]
-    who = named_actor(ident.actor, ident.name)
+    who = named_identity(ident.actor, ident.name)
     if active:  # (``identity remove`` never takes the active identity)
         return (f" ({who}, your active identity, signed nothing here: to sign as one you use elsewhere instead, "
                 f"git hn identity import FILE --activate, then git hn identity remove {ident.actor[:12]})")

@@ -489,10 +489,10 @@ def remove(repo: Repo, actor: str) -> Identity:
     return ident
 
 
-def active_not_removed(ident: Identity) -> str:
-    from ..core.hints import named_actor
-
-    return (f"identity {named_actor(ident.actor, ident.name)} is the active identity: it signs what "
+def active_not_removed(ident: Identity, who: str = "") -> str:
+    """The refusal to remove the active identity, named ``who`` (``service.names.named_identity``,
+    which withholds a secret-shaped name), else by its short ID alone."""
+    return (f"identity {who or ident.actor[:12]} is the active identity: it signs what "
             "you record, so it is not removed; make another one active first (git hn identity use ACTOR); "
             "nothing was removed")
 

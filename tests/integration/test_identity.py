@@ -474,3 +474,42 @@ def test_an_identity_stored_with_a_secret_shaped_name_signs_nothing(inited, tmp_
     assert hn(other, "identity", "export", "--output", str(out)).code == 0
     assert hn(inited, "identity", "import", str(out), "--activate").code == 0
     assert record_id(inited, content="signed under the new name")
+
+
+def test_lines_naming_an_identity_withhold_a_secret_shaped_name(inited, tmp_path):
+    """A review (S99 #6): with the active identity stored under a GitHub token's shape (by a
+    git-hn from before names were linted), ``policy init`` printed ``trusting 9b757cfcb773
+    ("ghp_…", a self-chosen name)``. The lines that name an identity of this keyring on their own
+    accord (policy init, trust, untrust and show's hints, identity export, use and remove) give
+    its short ID and say the name is withheld; ``identity show`` still prints it (accepted:
+    docs/decisions.md)."""
+    from git_hn.core import canonical
+    from git_hn.store import identity as identmod
+    from git_hn.store import private
+    from git_hn.store.repo import open_repo
+
+    opened = open_repo(str(inited))
+    ident = identmod.load_active(opened)
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    private.write_private(opened.hn_dir, opened.identity_path(ident.actor),
+                          canonical.indented(identmod.Identity(ident.actor, token, ident.public_key,
+                                                              ident.private_key).record_json()))
+    short = ident.actor[:12]
+    withheld = f"{short} (its name is not repeated here: it looks like a credential)"
+    r = hn(inited, "policy", "init")
+    assert r.code == 0 and token not in r.out + r.err, r.out + r.err
+    assert r.out.startswith(f"Created .hn/policy.json trusting {withheld} for "), r.out
+    git(inited, "add", ".hn/policy.json")
+    git(inited, "commit", "-q", "-m", "policy")
+    for args, code, said in (
+            (("policy", "untrust", ident.actor), 0, f"Untrusted {withheld}"),
+            (("policy", "trust", short), 0, f"Trusted {withheld} for "),
+            (("policy", "trust", short), 0, f"Unchanged: {withheld} is already trusted"),
+            (("policy", "show"), 0, f"maintainers in this policy (whom to ask for trust): {short}\n"),
+            (("identity", "export", "--output", str(tmp_path / "it.json")), 0, f"Exported identity {withheld} to "),
+            (("identity", "use", short), 0, f"Unchanged: {withheld} is already the active identity"),
+            (("identity", "use", "nobody-here"), 1, f"(it holds: {withheld})"),
+            (("identity", "remove", short), 1, f"identity {withheld} is the active identity")):
+        r = hn(inited, *args)
+        assert r.code == code and token not in r.out + r.err and said in r.out + r.err, (args, r.out + r.err)
+    assert token in hn(inited, "identity", "show").out  # (the keyring's own view: decided)
