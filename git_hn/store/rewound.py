@@ -21,8 +21,8 @@ here. *Refusing*: an append to a noted stream is refused (``append``): it would 
 the key already signed. An entry goes once a ref of its stream (the local one, or an accepted
 copy) contains its tip again. The record survives the state: a state discarded and rebuilt
 knows no old tip, and what it did not note before is not noted after (said in decisions.md),
-except a state set aside because it disagreed with Git (``aside_moved``: the next full build
-compares its tips with the refs).
+except a state set aside because it disagreed with Git (``store.aside``): ``settle`` compares its
+tips with every ref before any state is refreshed or built, and before every append.
 
 Costs nothing when nothing moved back: the refresh looks only at changes it computes anyway, and
 the reads and appends ask one ``lstat`` of the record; Git is asked only while it holds an entry
@@ -40,6 +40,7 @@ from ..errors import ConflictError, HnError, LocalStateError
 from .repo import Repo
 
 RECORD = "rewound-v0"
+MAX_SEQUENCE = 10 ** 12 - 1  # (what the record keeps: 12 digits)
 KEPT = 1024  # entries kept (the newest): only streams of this clone's identities are noted
 MAX_BYTES = 1 << 16
 
@@ -115,34 +116,106 @@ def moved_off(conn, changes: list, removed: list[str]) -> list[tuple]:
             for ref, sid, head, keep, length in moved]
 
 
-def aside_moved(repo: Repo, listing: list) -> list[tuple]:
-    """``moved_off`` for a full build that replaces no state, from the state set aside when it
-    disagreed with Git (``statedb.set_aside``): each own stream ref of ``listing`` (the refs now)
-    that no longer contains the tip it recorded. [] after one ``lstat`` when none was set aside;
-    one ``git merge-base --is-ancestor`` for each own ref that changed."""
-    from . import statedb
+# ---------------------------------------------------------------------------------------------
+# a state set aside because it disagreed with Git (``store.aside``): its tips, compared
 
-    conn = statedb.open_aside(repo)
+
+def settle(repo: Repo) -> None:
+    """Under the state's exclusive lock: note each own stream ref the aside knew that no longer
+    contains the tip it recorded, then drop the aside once no such ref is left at
+    its recorded tip. One ``lstat`` when there is none; else one listing of every memory ref, and
+    one ``git merge-base --is-ancestor`` for each own ref that changed."""
+    from . import aside
+
+    if not os.path.lexists(aside.paths(repo)[0]):
+        return
+    conn = aside.open_aside(repo)
     if conn is None:
-        return []
-    heads = {s.ref: s.head for s in listing if s.remote is None}
-    moved = []
+        aside.drop(repo)  # (unsealed: nothing it says is used)
+        return
+    from . import statedb, streams
+
     try:
-        for sid, ref, head, length in conn.execute("SELECT sid, ref, head, length FROM sources").fetchall():
-            owner = parse_local_ref(ref) if isinstance(ref, str) and isinstance(head, str) else None
-            if not owner or not is_oid(head) or heads.get(ref) == head \
-                    or not os.path.exists(repo.identity_path(owner[0])):
-                continue
-            if heads.get(ref) and repo.git.run(["merge-base", "--is-ancestor", "--end-of-options", head,
-                                                heads[ref]]).returncode == 0:
-                continue  # (moved forward)
-            ids = [r[0] for r in conn.execute("SELECT id FROM chain WHERE sid = ? ORDER BY seq", (sid,))]
-            moved.append((ref, head, ids, length))
-    except statedb.sqlite3.Error:
-        return []
+        listing = streams.list_sources(repo)  # every ref: a scoped listing makes the others look deleted
+        found, left = _aside_moved(repo, conn, listing)
+    except (HnError, OSError, statedb.sqlite3.Error):
+        return  # (compared by the next command; kept meanwhile)
     finally:
         conn.close()
-    return moved
+    if found:
+        record(repo, found)  # (raises nothing: a record that cannot be written leaves it unsaid)
+    if not left:
+        aside.drop(repo)
+
+
+def settle_now(repo: Repo) -> None:
+    """``settle`` under the state's exclusive lock, for an append (which holds only its stream's
+    lock): one ``lstat`` when there is no aside. A lock that stays taken refuses the append
+    (``statedb.locked``'s ``ConflictError``): it cannot know whether it would sign a sequence again."""
+    from . import aside, statedb
+
+    if not os.path.lexists(aside.paths(repo)[0]):
+        return
+    try:
+        with statedb.locked(repo, exclusive=True):
+            settle(repo)
+    except statedb.Unwritable:  # (the loss cannot be noted: nothing is signed until it can be)
+        if _unnoted(repo):
+            from ..errors import chmod_way_out
+
+            mem = statedb.paths(repo)[0]
+            raise LocalStateError(f"your own memory stream moved off a tip that git-hn verified, and {mem} "
+                                  f"cannot be written to note it; nothing was signed: "
+                                  f"{chmod_way_out('it', repo.hn_dir, recursive=True)}, then run the command "
+                                  "again") from None
+
+
+def _unnoted(repo: Repo) -> bool:
+    """Whether the aside names an own ref moved off its tip (read only)."""
+    from . import aside, statedb, streams
+
+    conn = aside.open_aside(repo)
+    if conn is None:
+        return False
+    try:
+        return bool(_aside_moved(repo, conn, streams.list_sources(repo))[0])
+    except (HnError, OSError, statedb.sqlite3.Error):
+        return True  # (it cannot be told: refused, as above)
+    finally:
+        conn.close()
+
+
+def _aside_moved(repo: Repo, conn, listing: list) -> tuple[list[Lost], bool]:
+    """(``Lost`` of each own ref moved off the tip the aside recorded, whether an own ref is
+    still at its recorded tip)."""
+    from .renames import replaced
+
+    heads = {s.ref: s.head for s in listing}
+    copies: dict = {}  # (actor, stream) -> the heads of all its refs now, local and accepted
+    for s in listing:
+        copies.setdefault((s.actor, s.stream), set()).add(s.head)
+    found, left, renamed = [], False, None
+    for sid, ref, head, length in conn.execute("SELECT sid, ref, head, length FROM sources").fetchall():
+        owner = parse_local_ref(ref) if isinstance(ref, str) else None
+        if not owner or not is_oid(head) or not isinstance(length, int) or not 0 < length <= MAX_SEQUENCE \
+                or not os.path.exists(repo.identity_path(owner[0])):
+            continue
+        now = heads.get(ref)
+        if now == head:
+            left = True
+            continue
+        if now and repo.git.run(["merge-base", "--is-ancestor", "--end-of-options", head, now]).returncode == 0:
+            continue  # (moved forward)
+        rows = conn.execute('SELECT seq, "commit", id FROM chain WHERE sid = ? ORDER BY seq', (sid,)).fetchall()
+        held = copies.get(owner, set())
+        kept = max((seq for seq, commit, _id in rows if isinstance(seq, int) and commit in held), default=0)
+        lost = [i for seq, _commit, i in rows if isinstance(seq, int) and seq > kept and isinstance(i, str)]
+        if lost and renamed is None:
+            renamed = replaced(repo)
+        lost = [i for i in lost if i not in (renamed or ())]
+        if lost:
+            found.append(Lost(ref, head, len(lost), length))
+    return found, left
 
 
 def note(repo: Repo, conn, moved: list[tuple]) -> None:
@@ -172,6 +245,12 @@ def note(repo: Repo, conn, moved: list[tuple]) -> None:
         lost = [i for i in lost if i not in renamed]
         if lost:
             found.append(Lost(ref, tip, len(lost), length if isinstance(length, int) else 0))
+    record(repo, found)
+
+
+def record(repo: Repo, found: list[Lost]) -> None:
+    """Note ``found`` (under the state's lock). Best effort: a record that cannot be written
+    only leaves the loss unsaid, as before it existed."""
     if not found:
         return
     try:
@@ -295,7 +374,9 @@ def refusal(repo: Repo, actor: str, stream: str, sequence: int) -> LocalStateErr
     """The error an append of ``actor`` to ``stream`` at ``sequence`` gets while the stream's
     tip is lost (``standing``) and that tip's sequence is ``sequence`` or later (an append past
     it signs no sequence twice: a review found streams refused at sequences never signed), else
-    None."""
+    None. A state set aside first has its tips compared with the refs (``settle_now``: one
+    ``lstat`` when there is none), whatever command built or refreshed the state since."""
+    settle_now(repo)
     found = [s for s in standing(repo, actor, stream) if not s.lost.sequence or sequence <= s.lost.sequence]
     if not found:
         return None

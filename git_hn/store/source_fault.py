@@ -89,21 +89,20 @@ def way_out(repo: Repo, ref: str) -> str:
 def _last_verified(repo: Repo, ref: str) -> str:
     """The tip the verified state last verified for ``ref`` ("" if none is recorded, or the state
     cannot be read). Read without the state's lock: a hint, which the next read verifies."""
-    from . import statedb
+    from . import aside, statedb
 
-    try:  # (else the state set aside when it disagreed with Git: it knows the tips it verified)
-        conn = statedb.open_sealed(repo, readonly=True) or statedb.open_aside(repo)
+    try:  # (else the state set aside when it disagreed with Git, sealed: it knows the tips it verified)
+        conn = statedb.open_sealed(repo, readonly=True) or aside.open_aside(repo)
     except Exception:  # noqa: BLE001 - best effort on an error path: no answer, no second error
         return ""
     if conn is None:
         return ""
-    try:
-        row = conn.execute("SELECT head FROM sources WHERE ref = ?", (ref,)).fetchone()
+    try:  # (an object ID, or nothing: it is printed in a command to run)
+        return aside.head_of(conn, ref)
     except Exception:  # noqa: BLE001 - (as above)
         return ""
     finally:
         conn.close()
-    return row[0] if row and isinstance(row[0], str) else ""
 
 
 BELOW = 64  # commits under an own stream's head searched for the last one that verifies

@@ -41,7 +41,6 @@ except ImportError:  # pragma: no cover - an interpreter without it
 VERSION = "7"  # 6: the rows_log index; 7: given_lines
 NAME = "state-v0.sqlite"
 SEAL = "state-v0.seal"
-ASIDE = "state-v0.aside"  # a state that disagreed with Git, kept for the tips it verified (``set_aside``)
 MAX_BYTES = 8 << 30
 LOCK_WAIT = 120.0  # seconds: a first build at 100k memories takes ~20 s
 
@@ -274,7 +273,7 @@ def _safe_file(st, limit: int) -> bool:
             and st.st_uid == os.getuid() and st.st_size <= limit)
 
 
-def _safe_dirs(repo: Repo) -> bool:
+def safe_dirs(repo: Repo) -> bool:
     for d in (repo.hn_dir, paths(repo)[0]):
         st = _lstat(d)
         if st is None or not stat.S_ISDIR(st.st_mode) or not private.owner_only(st) \
@@ -286,13 +285,22 @@ def _safe_dirs(repo: Repo) -> bool:
 def sealed(repo: Repo) -> bool:
     """Whether the database file is the one git-hn last wrote (see the module docstring)."""
     _mem, db, seal = paths(repo)
-    st, st_seal = _lstat(db), _lstat(seal)
-    if not _safe_file(st, MAX_BYTES) or not _safe_file(st_seal, 256):
-        return False
-    recorded = _read_start(seal, 257)
-    counter = _change_counter(db)
-    return recorded is not None and counter is not None \
-        and recorded == (_seal_of(st, counter) + "\n").encode()
+    return seal_matches(db, seal)
+
+
+def file_seal(db: str) -> bytes | None:
+    """The seal line of the safe database file ``db`` as it is now; None when it is not one."""
+    st = _lstat(db)
+    counter = _change_counter(db) if _safe_file(st, MAX_BYTES) else None  # (never read a directory, a FIFO)
+    if counter is None:
+        return None
+    return (_seal_of(st, counter) + "\n").encode()
+
+
+def seal_matches(db: str, seal: str) -> bool:
+    """Whether the safe file ``seal`` holds ``file_seal(db)``: ``db`` is the file git-hn sealed."""
+    line = file_seal(db)
+    return line is not None and _safe_file(_lstat(seal), 256) and _read_start(seal, 257) == line
 
 
 def unsealed_by_metadata(repo: Repo) -> bool:
@@ -318,7 +326,7 @@ def write_seal(repo: Repo) -> None:
         raise failure(exc) from None
 
 
-def _uri_path(path: str) -> str:
+def uri_path(path: str) -> str:
     """``path`` as an SQLite URI path: the characters a URI gives meaning to are escaped
     (RFC 3986 percent-encoding of everything outside the unreserved set and ``/``)."""
     safe = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
@@ -327,7 +335,7 @@ def _uri_path(path: str) -> str:
 
 def _connect(db: str, readonly: bool) -> sqlite3.Connection:
     mode = "ro" if readonly else "rw"
-    conn = sqlite3.connect(f"file:{_uri_path(db)}?mode={mode}&nofollow=1", uri=True,
+    conn = sqlite3.connect(f"file:{uri_path(db)}?mode={mode}&nofollow=1", uri=True,
                            isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=MEMORY")
     conn.execute("PRAGMA synchronous=OFF")
@@ -339,7 +347,7 @@ def open_sealed(repo: Repo, readonly: bool) -> sqlite3.Connection | None:
     """The database if it is safe, sealed, of this version and checker; else None. Of another
     checker but the same ``content``, it is taken over when opened for writing (the checker
     recorded anew, the seal renewed); read-only, it is None until then."""
-    if not _safe_dirs(repo) or not sealed(repo):
+    if not safe_dirs(repo) or not sealed(repo):
         return None
     try:
         conn = _connect(paths(repo)[1], readonly)
@@ -378,7 +386,7 @@ def open_unidentified(repo: Repo) -> sqlite3.Connection | None:
     whose checker is another and which records no ``content`` (built from fewer than
     ``CONTENT_FROM`` memories), so nothing tells whether the code that wrote it was this one,
     installed anew, or other code; else None. Verify compares it with its re-derivation."""
-    if not _safe_dirs(repo) or not sealed(repo):
+    if not safe_dirs(repo) or not sealed(repo):
         return None
     try:
         conn = _connect(paths(repo)[1], True)
@@ -412,7 +420,7 @@ def verified_signatures(repo: Repo) -> dict[str, tuple[str, str]] | None:
     ones (``signatures``): {commit: (memory ID, signature text)}, as ``streams.collect`` takes
     them (it still reads, scans, decodes and checks every commit, and reuses a verdict only for
     the exact payload and signature it was given for). Else None."""
-    if not _safe_dirs(repo) or not sealed(repo):
+    if not safe_dirs(repo) or not sealed(repo):
         return None
     try:
         conn = _connect(paths(repo)[1], True)
@@ -497,7 +505,7 @@ def install(repo: Repo, tmp: str) -> sqlite3.Connection:
     the file's change time, which the rename sets. Should that small write fail, the old seal
     does not match the new file, so the state is absent (rebuilt on the next read), never
     doubtful."""
-    mem, db, _seal = paths(repo)
+    _mem, db, _seal = paths(repo)
     try:
         _keep_given(repo, db)
         _clear(db)
@@ -506,10 +514,6 @@ def install(repo: Repo, tmp: str) -> sqlite3.Connection:
         drop(tmp)
         raise failure(exc) from None
     write_seal(repo)
-    try:
-        _remove(os.path.join(mem, ASIDE))  # (its tips were compared before the build: ``rewound.aside_moved``)
-    except OSError:
-        pass
     try:
         return _connect(db, False)
     except sqlite3.Error as exc:
@@ -575,34 +579,6 @@ def discard(repo: Repo) -> None:
             _remove(path)
         except OSError as exc:
             raise LocalStateError(f"memory state {path} cannot be removed: {exc.strerror}") from None
-
-
-def set_aside(repo: Repo) -> None:
-    """``discard`` a sealed state that disagrees with Git (an object of a stream changed or went
-    missing), keeping its database as ``ASIDE`` until the next state is installed: it knows the
-    tips it verified, which the way out of a stream that no longer verifies names, and which the
-    next full build compares with the refs, so that an own stream moved off one is noted as lost
-    (``store.rewound``; a review: the state discarded first, a deletion of the stream went unnoted,
-    and record signed its sequence 1 again). Best effort: else the state is only discarded."""
-    mem, db, _seal = paths(repo)
-    if sealed(repo):
-        try:
-            _remove(os.path.join(mem, ASIDE))
-            os.rename(db, os.path.join(mem, ASIDE))
-        except OSError:
-            pass
-    discard(repo)
-
-
-def open_aside(repo: Repo) -> sqlite3.Connection | None:
-    """The state ``set_aside`` kept, read-only, or None (none, unsafe, unreadable)."""
-    path = os.path.join(paths(repo)[0], ASIDE)
-    if not _safe_dirs(repo) or not _safe_file(_lstat(path), MAX_BYTES):
-        return None
-    try:
-        return sqlite3.connect(f"file:{_uri_path(path)}?mode=ro&nofollow=1", uri=True)
-    except sqlite3.Error:
-        return None
 
 
 @contextmanager

@@ -10,7 +10,7 @@ projection, over the memories' *closure* (what targets them, what they target, w
 whose payloads are read from Git and re-checked (SHA-256 equals the ID, the signature text and
 envelope fields equal the recorded ones, the Ed25519 signature verifies) before use; the lifecycle the state recorded must equal
 the one projected. A mismatch raises ``Corrupt``: the session discards the state (kept aside for
-the tips it verified: ``statedb.set_aside``) and the command is answered again from a full
+the tips it verified: ``aside.set_aside``) and the command is answered again from a full
 collection.
 
 ``Unavailable`` is raised when the state cannot answer at all (replication state pending, which
@@ -25,7 +25,8 @@ from contextlib import contextmanager
 from ..core import chain, hashing
 from ..core.chain import VerifiedMemory
 from ..errors import ConflictError, HnError, StateCorrupt, StateUnavailable, ValidationError
-from . import progress, state, statedb, streams
+from . import aside, progress, rewound, state, statedb, streams
+from .aside import set_aside
 from .repo import Repo
 from .state import chunks, marks, targeting_sql
 
@@ -92,21 +93,23 @@ def _current(conn, listing, scope) -> bool:
 
 
 def update(repo: Repo, listing: list, scope: set | None = None):
-    """Bring the state to ``listing`` (under the exclusive lock); returns an open connection."""
+    """Bring the state to ``listing`` (under the exclusive lock); returns an open connection.
+    A state set aside is compared with every ref first (``rewound.settle``), whatever ``scope``."""
     from .statedb import sqlite3
 
+    rewound.settle(repo)
     conn = statedb.open_sealed(repo, readonly=False)
     if conn is not None:
         try:
             changes, removed = state.plan(repo, conn, listing, scope)
             if changes or removed:
-                from . import rewound
-
                 moved = rewound.moved_off(conn, changes, removed)  # (an own stream ref moved back)
                 state.apply(conn, changes, removed)
                 if moved:
                     rewound.note(repo, conn, moved)
                 statedb.write_seal(repo)
+            if scope is None:  # (it verified every ref: it knows their tips itself)
+                aside.drop(repo)
             return conn
         except ValidationError:
             conn.close()
@@ -126,24 +129,20 @@ def update(repo: Repo, listing: list, scope: set | None = None):
         # after an upgrade that left the signature code and libraries alone, the state being
         # replaced still vouches for the signatures it checked (``statedb.verified_signatures``)
         collection = streams.collect(repo, sources, verified=statedb.verified_signatures(repo))
-        if scope is None:  # own refs moved off the tips a state set aside had verified (one lstat)
-            from . import rewound
-
-            moved = rewound.aside_moved(repo, listing)
-            if moved:
-                conn = build(repo, collection)
-                rewound.note(repo, conn, moved)
-                return conn
     if scope is not None:  # built for ``scope`` only (callers list only it): the other streams,
         repo.state_behind = True  # if any, wait for the next read
-    return build(repo, collection)
+    return build(repo, collection, full=scope is None, settled=True)
 
 
-def build(repo: Repo, collection, with_totals: bool = False):
+def build(repo: Repo, collection, with_totals: bool = False, full: bool = True, settled: bool = False):
     """Replace the state with one loaded from a full collection; returns an open connection
-    (and, ``with_totals``, the ``state.Totals`` of what was loaded)."""
+    (and, ``with_totals``, the ``state.Totals`` of what was loaded). ``full``: the collection is
+    of every ref (the aside then goes: ``store.aside``); ``settled``: the caller compared the
+    aside with the refs already (else it is compared here, before anything can forget it)."""
     from .statedb import sqlite3
 
+    if not settled:
+        rewound.settle(repo)
     conn, tmp = statedb.create(repo)
     work = progress.storing(len(collection.memories))
     try:
@@ -160,6 +159,8 @@ def build(repo: Repo, collection, with_totals: bool = False):
         work.end()
     conn.close()
     conn = statedb.install(repo, tmp)
+    if full:
+        aside.drop(repo)
     return (conn, totals) if with_totals else conn
 
 
@@ -177,9 +178,9 @@ def catch_up(repo: Repo, wait: float = statedb.LOCK_WAIT) -> None:
 
 
 def discard(repo: Repo, aside: bool = False) -> None:
-    """Under the lock: the state discarded (``aside``: kept for its tips, ``statedb.set_aside``)."""
+    """Under the lock: the state discarded (``aside``: kept for its tips, ``aside.set_aside``)."""
     with statedb.locked(repo, exclusive=True):
-        (statedb.set_aside if aside else statedb.discard)(repo)
+        (set_aside if aside else statedb.discard)(repo)
 
 
 @contextmanager

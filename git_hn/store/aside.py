@@ -1,0 +1,89 @@
+"""A verified state set aside because it disagreed with Git: ``<common-gitdir>/hn/memory/state-v0.aside``
+and its seal ``state-v0.aside-seal`` (docs/decisions.md).
+
+A read that finds an object of a stream changed or gone (``stateview.Corrupt``) never serves the
+state again, but the state was the only record of the tips it verified: discarded, the way out of
+the broken own stream (moving its ref back, or deleting it) went unnoted, and the next ``record``
+signed a sequence the key had signed already (a fork of the user's own stream). So its database
+is renamed here (``set_aside``) and sealed as the state is (``statedb.file_seal``: device, inode,
+size, times and SQLite's change counter, after the rename), and it stays until every own stream
+ref it knew has been compared with the refs (``settle``): a ref that no longer contains the tip it
+recorded is noted as lost (``rewound.settle``), so appends at or below its sequence are refused.
+
+``rewound.settle`` runs before anything could forget those tips: at the top of every state
+refresh or build (``stateview.update``, ``stateview.build``: an append's scoped build, publish,
+gate, lint, reanchor, ``index rebuild``) and in every append's lost-stream check
+(``rewound.refusal``). It lists every memory ref (never a caller's scoped listing: a ref left out
+would look deleted). The aside goes once each own ref it knew moved forward or was noted, or once
+a state verified every ref (a full build or refresh: it knows their tips itself). This module
+owns the file; ``rewound`` the comparison.
+
+Trusts the aside only as far as the state: an aside whose seal does not match (planted, edited,
+left by an earlier version) is never read, and each value read from it is checked (object IDs,
+refs of this clone's own identities, sequences in range) before it is used or printed. Costs one
+``lstat`` when there is none.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..core.grammar import is_oid
+from ..errors import LocalStateError
+from . import private, statedb
+from .repo import Repo
+
+NAME = "state-v0.aside"
+SEAL = "state-v0.aside-seal"
+
+
+def paths(repo: Repo) -> tuple[str, str]:
+    """(the set-aside database, its seal)."""
+    mem = statedb.paths(repo)[0]
+    return os.path.join(mem, NAME), os.path.join(mem, SEAL)
+
+
+def set_aside(repo: Repo) -> None:
+    """Under the state's exclusive lock: ``statedb.discard`` a sealed state that disagrees with
+    Git, keeping its database here, sealed, for the tips it verified. Best effort: else the state
+    is only discarded (and an aside that could not be sealed is never read)."""
+    _mem, db, _seal = statedb.paths(repo)
+    if statedb.sealed(repo):
+        path, seal = paths(repo)
+        try:
+            drop(repo)
+            os.rename(db, path)
+            line = statedb.file_seal(path)
+            if line is not None:
+                private.write_private(repo.hn_dir, seal, line, derived=True)
+        except (OSError, LocalStateError):
+            pass
+    statedb.discard(repo)
+
+
+def open_aside(repo: Repo):
+    """The set-aside state, read-only, or None: none, unsafe, unreadable, or its seal does not match
+    (planted or edited: a review's planted file noted a made-up tip as lost, for good)."""
+    path, seal = paths(repo)
+    if not os.path.lexists(path) or not statedb.safe_dirs(repo) or not statedb.seal_matches(path, seal):
+        return None
+    try:
+        return statedb.sqlite3.connect(f"file:{statedb.uri_path(path)}?mode=ro&nofollow=1", uri=True)
+    except statedb.sqlite3.Error:
+        return None
+
+
+def drop(repo: Repo) -> None:
+    """Remove the aside and its seal (best effort)."""
+    for path in paths(repo):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def head_of(conn, ref: str) -> str:
+    """The tip ``conn`` (the state, or the aside) recorded for ``ref``, "" for none or a value
+    that is no object ID."""
+    row = conn.execute("SELECT head FROM sources WHERE ref = ?", (ref,)).fetchone()
+    return row[0] if row and is_oid(row[0]) else ""
