@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 
-from ..core.grammar import is_oid
 from ..errors import LocalStateError
 from . import private, statedb
 from .repo import Repo
@@ -80,10 +79,3 @@ def drop(repo: Repo) -> None:
             os.unlink(path)
         except OSError:
             pass
-
-
-def head_of(conn, ref: str) -> str:
-    """The tip ``conn`` (the state, or the aside) recorded for ``ref``, "" for none or a value
-    that is no object ID."""
-    row = conn.execute("SELECT head FROM sources WHERE ref = ?", (ref,)).fetchone()
-    return row[0] if row and is_oid(row[0]) else ""

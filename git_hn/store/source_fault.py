@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 
-from ..core.grammar import REMOTES_PREFIX, parse_accepted_ref, parse_local_ref
+from ..core.grammar import REMOTES_PREFIX, is_oid, parse_accepted_ref, parse_local_ref
 from .repo import Repo
 
 
@@ -88,21 +88,34 @@ def way_out(repo: Repo, ref: str) -> str:
 
 def _last_verified(repo: Repo, ref: str) -> str:
     """The tip the verified state last verified for ``ref`` ("" if none is recorded, or the state
-    cannot be read). Read without the state's lock: a hint, which the next read verifies."""
+    cannot be read; an object ID, or nothing: it is printed in a command to run). Read without the
+    state's lock: a hint, which the next read verifies."""
+    row = _recorded(repo, "SELECT head FROM sources WHERE ref = ?", (ref,))
+    return row[0] if row and is_oid(row[0]) else ""
+
+
+def _recorded(repo: Repo, sql: str, params: tuple):
+    """The first row ``sql`` finds in the sealed state, else in the one set aside when it
+    disagreed with Git (``store.aside``: it knows the tips it verified, and a state built since
+    for other streams does not); None when neither has one or can be read."""
     from . import aside, statedb
 
-    try:  # (else the state set aside when it disagreed with Git, sealed: it knows the tips it verified)
-        conn = statedb.open_sealed(repo, readonly=True) or aside.open_aside(repo)
-    except Exception:  # noqa: BLE001 - best effort on an error path: no answer, no second error
-        return ""
-    if conn is None:
-        return ""
-    try:  # (an object ID, or nothing: it is printed in a command to run)
-        return aside.head_of(conn, ref)
-    except Exception:  # noqa: BLE001 - (as above)
-        return ""
-    finally:
-        conn.close()
+    for opened in (lambda: statedb.open_sealed(repo, readonly=True), lambda: aside.open_aside(repo)):
+        try:
+            conn = opened()
+        except Exception:  # noqa: BLE001 - best effort on an error path: no answer, no second error
+            continue
+        if conn is None:
+            continue
+        try:
+            row = conn.execute(sql, params).fetchone()
+        except Exception:  # noqa: BLE001 - (as above)
+            row = None
+        finally:
+            conn.close()
+        if row is not None:
+            return row
+    return None
 
 
 BELOW = 64  # commits under an own stream's head searched for the last one that verifies
@@ -110,38 +123,71 @@ BELOW = 64  # commits under an own stream's head searched for the last one that 
 
 def _last_whole(repo: Repo, ref: str, actor: str, stream: str, head: str) -> tuple[str, int, int] | None:
     """(commit, its sequence, memories above it) of the newest commit of an own stream's chain
-    below its head whose chain up to it verifies (objects, signatures, links: one pass, root
-    first), within ``BELOW`` commits of the head; None when the chain cannot be walked (a commit is
-    gone) or none does. Following it beats deleting the ref (a review: the way out removed every
-    memory of a stream whose tip alone had lost an object)."""
+    below its head whose chain up to it verifies, within ``BELOW`` commits of the head; None when
+    none does, a commit is gone, or the chain below those commits is not known to verify.
+    Following it beats deleting the ref (a review: the way out removed every memory of a stream
+    whose tip alone had lost an object).
+
+    Only the ``BELOW`` + 1 commits from the head are read and verified (objects, signatures,
+    links: one pass, lowest first), whatever the stream's length (a review: 3000 memories were all
+    verified again on each failing command, 1-2 s each). The lowest of them is the root, or a
+    commit a verified state (sealed, or set aside: ``store.aside``) recorded at its sequence,
+    which vouches for the chain under it."""
     from ..core import chain
     from ..errors import HnError, ValidationError
-    from . import streams, verify
+    from . import verify
 
+    window, commit = [], head  # (commit, tree), head first
     try:
-        commits = streams.walk(repo, streams.Source(ref, head, actor, stream))
+        while commit and len(window) <= BELOW:
+            obj = repo.git.read_object(commit)
+            if obj is None or obj[0] != "commit":
+                return None
+            tree, parents = chain.parse_commit(commit, obj[1])
+            if len(parents) > 1:
+                return None
+            window.append((commit, tree))
+            commit = parents[0] if parents else ""
+        window.reverse()
+        verifier = verify.Verifier(len(window))
+        try:
+            staged = verify.stage_commits(repo, window)
+            mems = []
+            for (c, _tree), item, ok in zip(window, staged, verifier.results(verifier.submit(staged))):
+                try:
+                    mems.append(verify.finish_commit(c, item, ok))
+                except ValidationError:
+                    mems.append(None)
+        finally:
+            verifier.close()
     except (HnError, OSError):
         return None
-    commits.reverse()
+    first = mems[0].envelope.sequence if mems[0] is not None else 0
+    if not first or (commit and not _vouched(repo, ref, window[0][0], first)):
+        return None
     good, prev = 0, None
-    verifier = verify.Verifier(len(commits))
-    try:
-        staged = verify.stage_commits(repo, commits)
-        for i, ((commit, _tree), item, ok) in enumerate(zip(commits, staged,
-                                                             verifier.results(verifier.submit(staged)))):
-            try:
-                mem = verify.finish_commit(commit, item, ok)
-                chain.check_link(ref, actor, stream, i, mem, prev)
-            except ValidationError:
+    for j, mem in enumerate(mems):
+        try:
+            if mem is None:
                 break
-            good, prev = i + 1, mem
-    except (HnError, OSError):
+            if j or not commit:
+                chain.check_link(ref, actor, stream, first - 1 + j, mem, prev)
+            elif mem.envelope.actor != actor or mem.envelope.stream != stream:
+                break
+        except ValidationError:
+            break
+        good, prev = j + 1, mem
+    if not good or good == len(mems):
         return None
-    finally:
-        verifier.close()
-    if not good or good == len(commits) or len(commits) - good > BELOW:
-        return None
-    return commits[good - 1][0], good, len(commits) - good
+    return window[good - 1][0], first - 1 + good, len(mems) - good
+
+
+def _vouched(repo: Repo, ref: str, commit: str, sequence: int) -> bool:
+    """Whether a verified state (``_recorded``) recorded ``commit`` at ``sequence`` of ``ref``'s
+    chain: it verified the chain up to it."""
+    row = _recorded(repo, 'SELECT c."commit" FROM chain c JOIN sources s ON s.sid = c.sid '
+                    "WHERE s.ref = ? AND c.seq = ?", (ref, sequence))
+    return bool(row) and row[0] == commit
 
 
 def _accepted_copy(repo: Repo, actor: str, stream: str, head: str | None) -> tuple[str, str] | None:
