@@ -337,16 +337,18 @@ def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str,
     refspec of the remote forces); with warn, each is written as a warning (the anchors remembered
     by ``lost``). Also the (memory, commit) pairs. Only the first refusal line carries ``way_out``
     (a review: two lines each repeated the long command); none does when it is "" (a line before
-    them carries it)."""
-    from .push_removals import forced_push, removing_anchors, unimported_there
+    them carries it). A push that forces nothing is judged by its deletions alone
+    (``without_updates``: Git makes its updates only as fast-forwards, and refuses the rest itself,
+    "fetch first")."""
+    from .push_removals import forced_push, removing_anchors, unimported_there, without_updates
     from .replication import lost
 
     refused = []
     removing, hits, takes, unfetched = removing_anchors(repo, remote, data, block)
-    # (an update of a tip this clone lacks that is not forced: Git refuses it itself, "fetch first")
-    forced = forced_push(forcing, _push_process(), remote) if any(not d for _r, _o, d in unfetched) else True
-    if forced is False:
-        unfetched = [u for u in unfetched if u[2]]
+    kept = without_updates(data) if takes or unfetched else data
+    forced = forced_push(forcing, _push_process(), remote) if kept != data else True
+    if forced is False:  # (recounted without the updates: none takes anything off)
+        removing, hits, takes, unfetched = removing_anchors(repo, remote, kept, block) if kept else ("", [], 0, [])
     elif forced is None:  # (forced or not, unknown: never a way out that forces it, see forced_push)
         way_out = ""
     if removing and block:  # refused (below), so nothing was taken off: nothing to remember

@@ -437,3 +437,24 @@ def deleting_memory_at_url(repo: Repo, data: bytes) -> str:
     n = len(deleted)
     return (f"this push deletes {n} memory {'ref' if n == 1 else 'refs'} at the URL it pushes to (first: "
             f"{deleted[0]}): memory history is append-only, and whoever relies on those streams loses them")
+
+
+def _rows(data: bytes) -> list[list[str]]:
+    """The hook input ``data``'s lines as (local ref, local tip, remote ref, remote tip)."""
+    return [p for p in (line.split(" ") for line in lines_of(data.decode("utf-8", "surrogateescape")))
+            if len(p) == 4]
+
+
+def without_updates(data: bytes) -> bytes:
+    """The hook input ``data`` without its updates of refs the remote has (both tips set): for a
+    push that forces nothing (``forced_push``), each takes nothing off. Git performs such an update
+    only as a fast-forward (what the remote had stays, whatever this clone's remote-tracking ref
+    says), and refuses the rest itself: "fetch first" (a tip this clone lacks) and a tag that exists
+    reach the hook (a tip known to be no ancestor does not); its deletions and new refs stay (a soak
+    trial: the walk from a stale refs/remotes/origin/main made a push Git refused as "fetch first"
+    take a teammate's anchor off, and block offered a forced push instead)."""
+    rows = _rows(data)
+    kept = [p for p in rows if not (p[1].strip("0") and p[3].strip("0"))]
+    return data if len(kept) == len(rows) else "".join(f"{' '.join(p)}\n" for p in kept).encode(
+        "utf-8", "surrogateescape")
+
