@@ -247,7 +247,9 @@ stream would stop at it) says so, naming whose memories they are (with
 .B block
 the push is refused, and nothing is published; only if the commit goes on purpose,
 .B "git \\-c hn.prePush=warn push \\-\\-force\\-with\\-lease=REF:OID... REMOTE OID:REF..."
-(the line gives it in full, to paste; each lease refuses a ref a teammate moved since) repeats the
+(the line gives it in full, to paste; each lease is the tip this clone last saw there, its
+remote\\-tracking ref, and refuses a ref a teammate moved since; there is no such command while a
+tip there is one this clone has not fetched) repeats the
 push with the warning instead; for a
 .B \\-\\-mirror
 push, or one of more than eight refs, the line says to run your own push again with
@@ -271,7 +273,9 @@ checked (what it takes off is not here to walk): while the remote holds memory, 
 .B block
 it is refused:
 .B git fetch
-first, then push again).
+first, then push again). An update that is not forced takes nothing off (Git makes it only as a
+fast\\-forward, and refuses the rest itself: "fetch first"), however old this clone's
+remote\\-tracking ref is: such a push gets no line of git\\-hn.
 .PP
 .B reference\\-transaction
 stands in for the post\\-fetch hook Git does not have: after a committed transaction that

@@ -43,7 +43,7 @@ ANYWAY_AGAIN = ("git -c hn.prePush=warn push with this push's own arguments, as 
 ANYWAY_REFS = 8  # refs a push may hold for the way out to name each of them
 
 
-def anyway(remote: str, data: bytes) -> str:
+def anyway(repo: Repo, remote: str, data: bytes) -> str:
     """``ANYWAY`` with the command that repeats this push (the pre-push hook's input ``data``)
     under ``hn.prePush=warn``, to paste as printed (a review: "push ..." was a placeholder, and
     pasted, Git took "..." for a remote): each ref sent as the object it sends, a deletion as
@@ -52,7 +52,9 @@ def anyway(remote: str, data: bytes) -> str:
     refuses the ref when a teammate moved it since (a review: a ``+`` on every ref let the pasted
     command reset a branch the push never forced, losing the teammate's commit); every word
     shell-quoted. ``ANYWAY_AGAIN`` for a mirror push (its refs/remotes/* and refs/hn/remotes/* are
-    no refspec of a plain push) and for one of more than ``ANYWAY_REFS`` refs."""
+    no refspec of a plain push) and for one of more than ``ANYWAY_REFS`` refs. "" when a ref's tip
+    there is not the one this clone last saw (``push_removals.seen_tips``): a lease names only that
+    (a soak trial: it named the remote's tip, unfetched, and pasted, deleted a teammate's commits)."""
     from ..core.grammar import is_oid
     from ..core.hints import shell_word
 
@@ -61,6 +63,11 @@ def anyway(remote: str, data: bytes) -> str:
     mirrored = ("refs/remotes/", "refs/hn/remotes/")
     if len(rows) > ANYWAY_REFS or any(p[0].startswith(mirrored) or p[2].startswith(mirrored) for p in rows):
         return ANYWAY_AGAIN
+    from .push_removals import seen_tips
+
+    seen = seen_tips(repo, remote, data)
+    if any(seen.get(p[2]) != p[3] for p in rows if p[3].strip("0")):
+        return ""
     leases = [f"--force-with-lease={p[2]}:{p[3]}" for p in rows if p[3].strip("0") and is_oid(p[3])]
     specs = [f"{p[1]}:{p[2]}" if p[1].strip("0") else f":{p[2]}" for p in rows]
     words = ["git", "-c", "hn.prePush=warn", "push", *(shell_word(w) for w in (*leases, remote, *specs))]
@@ -247,8 +254,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
                                ATRISK_TIMEOUT, place)
     # (block: what the push itself does, refused before anything is published; only the first
     # refusal line carries the way out, the deletion's when there is one)
-    refused, hits = _removals(repo, remote, data, block, "" if deleting and block else anyway(remote, data),
-                              settings.forcing)
+    refused, hits = _removals(repo, remote, data, block, "" if deleting and block else None, settings.forcing)
     earlier = {c: m for c, m in earlier.items() if all(c != h for _m, h in hits)}
     lost.note_keeps(repo, remote, data)  # (the next push or sync asks whether it landed)
     there = ask() if earlier else None  # (a team trial: this clone's tracking refs were older than a
@@ -258,7 +264,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)
         sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier, stale=there is None)}\n")
     if deleting and block:  # refused (below)
-        refused.insert(0, f"{deleting}; only if that is meant: {anyway(remote, data)}")
+        way = anyway(repo, remote, data)
+        refused.insert(0, f"{deleting}; only if that is meant: {way}" if way else deleting)
     elif deleting:
         sys.stderr.write(f"git-hn: {deleting}\n")
     earlier = background.take_failure(repo, remote)  # (said below, once this push's own publication is done)
@@ -329,7 +336,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     return 0
 
 
-def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str,
+def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str | None,
               forcing: bool = False) -> tuple[list[str], list]:
     """The lines refusing a push (``block``) that takes off ``remote`` commits memories are
     anchored on, or commits while ``remote`` holds streams this clone has not imported, or that
@@ -337,9 +344,9 @@ def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str,
     refspec of the remote forces); with warn, each is written as a warning (the anchors remembered
     by ``lost``). Also the (memory, commit) pairs. Only the first refusal line carries ``way_out``
     (a review: two lines each repeated the long command); none does when it is "" (a line before
-    them carries it). A push that forces nothing is judged by its deletions alone
-    (``without_updates``: Git makes its updates only as fast-forwards, and refuses the rest itself,
-    "fetch first")."""
+    them carries it); None: ``anyway``'s, asked only for a refusal (it reads the tracking refs). A
+    push that forces nothing is judged by its deletions alone (``without_updates``: Git makes its
+    updates only as fast-forwards, and refuses the rest itself, "fetch first")."""
     from .push_removals import forced_push, removing_anchors, unimported_there, without_updates
     from .replication import lost
 
@@ -349,8 +356,10 @@ def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str,
     forced = forced_push(forcing, _push_process(), remote) if kept != data else True
     if forced is False:  # (recounted without the updates: none takes anything off)
         removing, hits, takes, unfetched = removing_anchors(repo, remote, kept, block) if kept else ("", [], 0, [])
-    elif forced is None:  # (forced or not, unknown: never a way out that forces it, see forced_push)
-        way_out = ""
+    if forced is None or way_out is None and not block:  # (forced or not, unknown: never a way out
+        way_out = ""  # that forces it, see forced_push)
+    elif way_out is None:
+        way_out = anyway(repo, remote, data) if removing or takes or unfetched else ""
     if removing and block:  # refused (below), so nothing was taken off: nothing to remember
         refused.append(f"{removing}; only if it goes on purpose (a secret): {way_out}" if way_out else removing)
     elif removing:

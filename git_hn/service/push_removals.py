@@ -458,3 +458,25 @@ def without_updates(data: bytes) -> bytes:
     return data if len(kept) == len(rows) else "".join(f"{' '.join(p)}\n" for p in kept).encode(
         "utf-8", "surrogateescape")
 
+
+def seen_tips(repo: Repo, remote: str, data: bytes) -> dict[str, str]:
+    """remote ref -> the tip this clone last saw ``remote`` have there, for each ref the push
+    (the hook's input ``data``) updates or deletes: a branch's remote-tracking ref
+    (refs/remotes/<remote>/<branch>, as Git's own ``--force-with-lease=<ref>`` takes it), "" when
+    it has none; a ref with no remote-tracking ref (a tag), the remote's tip when this clone has
+    that object, else "". One ``for-each-ref`` (for a way out only: ``hook_runs.anyway``)."""
+    rows = [p for p in _rows(data) if p[3].strip("0")]
+    if not rows:
+        return {}
+    base = f"refs/remotes/{remote}/"
+    branches = {p[2]: base + p[2][len("refs/heads/"):] for p in rows if p[2].startswith("refs/heads/")}
+    tracked: dict[str, str] = {}
+    if branches:
+        proc = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)", *sorted(set(branches.values()))])
+        for line in lines_of(proc.stdout.decode("utf-8", "surrogateescape")) if proc.returncode == 0 else []:
+            ref, _sp, oid = line.partition(" ")
+            tracked[ref] = oid
+    others = [p[3] for p in rows if p[2] not in branches]
+    present = {o for o, info in zip(others, repo.git.object_infos(others) if others else []) if info is not None}
+    return {p[2]: tracked.get(branches[p[2]], "") if p[2] in branches else (p[3] if p[3] in present else "")
+            for p in rows}

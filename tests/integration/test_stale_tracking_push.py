@@ -100,3 +100,16 @@ def test_a_forced_push_that_takes_the_anchor_off_is_still_refused(tmp_path, git_
     assert anyway.returncode == 0 and f"this push takes commit {c2[:12]} off origin" in anyway.stderr, anyway.stderr
     assert git(remote, "rev-parse", "main") == git(bob, "rev-parse", "main")
 
+
+def test_a_forced_push_over_a_tip_this_clone_has_not_seen_offers_no_forcing_command(tmp_path, git_daemon):
+    """The soak's push, forced without fetching: refused (fetch first), and no lease is offered,
+    since the only tip there to name is one this clone has not seen (the remote's, C3), and its
+    remote-tracking ref (C2) would not be the one replaced."""
+    remote, _alice, bob, _c2 = _teammate_pushed_twice(tmp_path, git_daemon, "block", "daemon")
+    before = git(remote, "for-each-ref")
+    pushed = _push(bob, "--force", "origin", "main")
+    assert pushed.returncode != 0, pushed.stderr
+    lines = _hn_lines(pushed.stderr)
+    assert lines and "which this clone has not fetched: git fetch origin first" in pushed.stderr, pushed.stderr
+    assert "force-with-lease" not in pushed.stderr and "hn.prePush=warn" not in pushed.stderr, pushed.stderr
+    assert git(remote, "for-each-ref") == before
