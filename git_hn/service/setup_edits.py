@@ -185,6 +185,19 @@ FORMER_LEFT = (f"a SessionStart hook (the user's own, or an earlier git hn setup
                f"{content.BRIEF_MAX_BYTES} to it by hand to bound what the agent reads")
 
 
+FORMER_DROPPED = ("removed an earlier git hn setup's SessionStart hook beside the current one: it ran the brief a "
+                  f"second time, without --max-bytes {content.BRIEF_MAX_BYTES}")
+FORMER_TWICE = (f"a SessionStart hook (the user's own, or changed since an earlier git hn setup) runs the brief "
+                f"without --max-bytes {content.BRIEF_MAX_BYTES} beside the current one, so the agent reads it twice; "
+                "left as is: remove it by hand")
+
+
+def _runs(group, commands: set) -> bool:
+    """Whether ``group`` holds a handler running one of ``commands``."""
+    return isinstance(group, dict) and isinstance(group.get("hooks"), list) and any(
+        isinstance(h, dict) and h.get("command") in commands for h in group["hooks"])
+
+
 class JsonHooks(Edit):
     """git-hn's session hooks in a Claude Code ``.claude/settings.json`` or a Codex
     ``.codex/hooks.json``: one matcher group per handler, appended after the user's groups of
@@ -192,7 +205,10 @@ class JsonHooks(Edit):
     earlier setup (``FORMER_HOOKS``) is replaced in place when the file is as setup last wrote
     it (``upgrade``, set by the caller from the setup record) and the file did not hold that
     group before the first setup (``original``); otherwise it is the user's, stays, and no
-    second brief is added beside it."""
+    second brief is added beside it. Beside the current handler, such a group that the file did
+    not hold before the first setup is taken out (an older git-hn's setup added it, say a
+    teammate's: the agent read the brief twice); one the user had, or a group changed since
+    that runs the earlier command, stays with a note, never silently."""
 
     def add(self, data, rel):
         doc, indent, newline = _load_json(data, rel)
@@ -202,18 +218,29 @@ class JsonHooks(Edit):
             groups = hooks.setdefault(event, [])
             if not isinstance(groups, list):
                 raise InputError(f"{rel}: \"hooks.{event}\" is not a JSON array; not changed")
-            present = any(isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(
-                isinstance(h, dict) and h.get("command") == command for h in g["hooks"])
-                for g in groups)
-            if present:
-                continue
-            former = [i for i, g in enumerate(groups) if _is_ours(g, event, [
-                (e, m, c) for e, m, c in content.FORMER_HOOKS if (e, m) == (event, matcher)])]
+            earlier = [(e, m, c) for e, m, c in content.FORMER_HOOKS if (e, m) == (event, matcher)]
+            former = [i for i, g in enumerate(groups) if _is_ours(g, event, earlier)]
             # a group the file held before the first setup is the user's even when setup wrote
             # the file last (the same test as ``strip``): only setup's own is replaced
             theirs = self._theirs(event, rel)
             users = {i for i, g in enumerate(groups) if _is_ours(g, event) and _taken(theirs, g)}
+            # an earlier command in a group changed since (another hook or key beside it)
+            edited = any(not _is_ours(g, event) and _runs(g, {c for _e, _m, c in earlier}) for g in groups)
+            if any(_runs(g, {command}) for g in groups):
+                # beside the current handler, an earlier setup's exact group (an older git-hn's
+                # setup run by a teammate, say) would make the agent read the brief twice
+                drop = [i for i in former if i not in users]
+                for i in reversed(drop):
+                    del groups[i]
+                if drop:
+                    self.note, changed = FORMER_DROPPED, True
+                if len(drop) < len(former) or edited:
+                    self.note = FORMER_TWICE
+                continue
             replace = [i for i in former if i not in users] if self.upgrade else []
+            if edited and not replace:
+                self.note = FORMER_LEFT
+                continue
             if replace:
                 groups[replace[0]] = _group(matcher, command)
             elif former:

@@ -943,3 +943,58 @@ def test_the_users_own_unbounded_brief_hook_stays_on_every_run_and_after_remove(
     assert commands[0] == old and content.BRIEF_COMMAND not in commands
     setup(inited, agent, "--remove")
     assert (inited / rel).read_bytes() == before
+
+
+def _brief_hooks(repo, rel):
+    return [h["command"] for g in load_json(repo, rel)["hooks"]["SessionStart"] for h in g["hooks"]
+            if h["command"].startswith("git hn memory brief")]
+
+
+@pytest.mark.parametrize("agent,rel", [("claude", ".claude/settings.json"), ("codex", ".codex/hooks.json")])
+def test_an_earlier_setups_brief_hook_beside_the_current_one_is_taken_out(inited, agent, rel):
+    """Upgrade trial S100 #1: in a mixed-version team an older git-hn's ``setup`` appended its
+    ``git hn memory brief --markdown`` group beside the current bounded one; the current setup
+    then said "unchanged / already set up" and every agent session read the brief twice. The
+    exact earlier group, which the file did not hold before this clone's first setup, goes."""
+    setup(inited, agent)
+    git(inited, "add", "-A")
+    git(inited, "commit", "-qm", "setup")
+    doc = load_json(inited, rel)  # what a teammate's older git-hn setup appends, committed and pulled
+    doc["hooks"]["SessionStart"].append({"hooks": [{"type": "command", "command": "git hn memory brief --markdown"}]})
+    (inited / rel).write_text(json.dumps(doc, indent=2) + "\n")
+    git(inited, "commit", "-qam", "an older setup")
+    printed = setup(inited, agent, "--print")
+    assert "nothing would change" not in printed, printed
+    out = setup(inited, agent)
+    assert f"{rel}: updated (removed an earlier git hn setup's SessionStart hook" in out, out
+    assert _brief_hooks(inited, rel) == [content.BRIEF_COMMAND]
+    assert "already set up; nothing changed" in setup(inited, agent)
+
+
+def test_the_users_own_earlier_brief_beside_the_current_one_is_named_not_taken(inited):
+    """The same group held before the first setup is the user's: it stays, and setup says the
+    agent reads the brief twice (it used to say nothing, since the current hook was present)."""
+    rel = ".claude/settings.json"
+    own = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "git hn memory brief --markdown"}]}]}}
+    (inited / rel).parent.mkdir(parents=True)
+    (inited / rel).write_text(json.dumps(own, indent=2) + "\n")
+    setup(inited, "claude")
+    doc = load_json(inited, rel)  # the user adds the bounded brief by hand, as the note said
+    doc["hooks"]["SessionStart"].append({"hooks": [{"type": "command", "command": content.BRIEF_COMMAND}]})
+    (inited / rel).write_text(json.dumps(doc, indent=2) + "\n")
+    out = setup(inited, "claude")
+    assert f"{rel}: unchanged (a SessionStart hook" in out and "reads it twice" in out, out
+    assert _brief_hooks(inited, rel) == ["git hn memory brief --markdown", content.BRIEF_COMMAND]
+
+
+def test_an_earlier_brief_in_an_edited_group_gets_no_second_brief_silently(inited):
+    """An earlier command in a group the user changed (another handler beside it) is theirs:
+    setup adds no bounded brief beside it without a word (it used to append one silently)."""
+    rel = ".claude/settings.json"
+    own = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "git hn memory brief --markdown"},
+                                                 {"type": "command", "command": "echo hello"}]}]}}
+    (inited / rel).parent.mkdir(parents=True)
+    (inited / rel).write_text(json.dumps(own, indent=2) + "\n")
+    out = setup(inited, "claude")
+    assert f"{rel}: updated (a SessionStart hook" in out and "without --max-bytes 9000" in out, out
+    assert _brief_hooks(inited, rel) == ["git hn memory brief --markdown"]
