@@ -497,6 +497,13 @@ def _record_add(keys: Keys, agent: str, plans: list[Planned], record: dict) -> d
         if entry is not None and entry["written"] == _sha(p.before):
             original, exact = _original(entry), entry["exact"]  # a newer version of git-hn's part
             owners, dirs = {*entry["owners"], agent}, list(entry["createdDirs"])
+        elif entry is not None and not _clean(p.edit, p.before, p.rel):
+            # changed since setup wrote it, and still holding git-hn's part: its entries are
+            # git-hn's, not the user's, so --remove keeps asking the bytes before the first setup
+            # (taking these bytes as the original, --remove said "nothing of git-hn's" and left
+            # every hook after a setup took out an older git-hn's second brief hook)
+            original, exact = _original(entry), False
+            owners, dirs = {*entry["owners"], agent}, list(entry["createdDirs"])
         else:
             # The bytes before are kept even when they hold entries of git-hn's form (the user's
             # own brief hook): --remove then keeps those entries (``Edit.original``).

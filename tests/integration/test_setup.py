@@ -998,3 +998,19 @@ def test_an_earlier_brief_in_an_edited_group_gets_no_second_brief_silently(inite
     out = setup(inited, "claude")
     assert f"{rel}: updated (a SessionStart hook" in out and "without --max-bytes 9000" in out, out
     assert _brief_hooks(inited, rel) == ["git hn memory brief --markdown"]
+
+
+def test_remove_after_setup_took_out_an_earlier_brief_takes_git_hns_hooks_out(inited):
+    """After setup took out an older git-hn's second brief hook from a file changed since setup,
+    the record kept those bytes as the user's: ``--remove`` said "nothing of git-hn's" and left
+    every git-hn hook. It now takes them out and keeps the user's own entry."""
+    rel = ".claude/settings.json"
+    setup(inited, "claude")
+    doc = load_json(inited, rel)
+    doc["permissions"] = {"allow": ["Bash(make)"]}
+    doc["hooks"]["SessionStart"].append({"hooks": [{"type": "command", "command": "git hn memory brief --markdown"}]})
+    (inited / rel).write_text(json.dumps(doc, indent=2) + "\n")
+    assert f"{rel}: updated (removed an earlier" in setup(inited, "claude")
+    out = setup(inited, "claude", "--remove")
+    assert f"{rel}: nothing of git-hn's" not in out, out
+    assert load_json(inited, rel) == {"permissions": {"allow": ["Bash(make)"]}}
