@@ -462,7 +462,8 @@ def _plan_add(agent: str, targets, record: dict, keys: Keys) -> list[Planned]:
         edit.upgrade = entry is not None and entry["written"] == _sha(before)  # (as setup last wrote it)
         edit.original = None if entry is None else _original(entry)  # (what the user had: theirs)
         if (target.kind == content.WHOLE and before is not None and before != edit.add(None, rel)
-                and not (entry is not None and entry["written"] == _sha(before))):
+                and not (entry is not None and entry["written"] == _sha(before))
+                and _sha(before) not in content.FORMER_CURSOR_RULES):
             raise InputError(f"{rel} exists and was not written by git hn setup; not changed")
         after = edit.add(before, rel)
         if after == before:

@@ -107,6 +107,17 @@ alwaysApply: true
 ---
 {INSTRUCTIONS}"""
 
+# SHA-256 of the rules earlier git-hn versions wrote (git log -p -- git_hn/service/setup_content.py):
+# such a file is git-hn's, so setup replaces it and --remove takes it out (a teammate's older
+# git-hn committed it, say), where any other content at that path is refused as the user's own.
+FORMER_CURSOR_RULES = frozenset({
+    "a7c12ab8c70507666589e0b24be9eaab5eb908a16f8345512aa03eccbfb8248a",  # 903bf46
+    "6c79f0160572672e4c0359635d933e092b6533ddeb67198408b10693d3c25f6b",  # 9c02558
+    "a0d13359727705fbb5f3720c78d47a4078a695dd2768fd8636ad2cc14f561443",  # 6dc7917
+    "e184008bfabe6194a454f09c26690c22ffe2639bbcf89731d05685c0f8bd4131",  # 76444dc
+    "4fd81110a6378ef98e46167306782720b054b80a0a8bd5d69c1e207a6a7bb751",  # 4153ff0
+})
+
 # Kinds of edit (see setup_edits): which part of a file git-hn owns.
 JSON_SERVER, JSON_HOOKS, TOML_SERVER, MARKDOWN, WHOLE = "json-server", "json-hooks", "toml-server", \
     "markdown", "whole"

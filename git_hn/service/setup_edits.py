@@ -23,6 +23,7 @@ How each format keeps the user's content:
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 
@@ -454,7 +455,9 @@ class Whole(Edit):
         return self.data
 
     def strip(self, data, rel, created):
-        return None if data == self.data else data
+        if data == self.data or hashlib.sha256(data).hexdigest() in content.FORMER_CURSOR_RULES:
+            return None
+        return data
 
 
 def edit_for(target: content.Target) -> Edit:
