@@ -606,10 +606,10 @@ def demo() -> int:
 
 @app.command("version", **CMD)
 def version(json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
-    """Print git-hn's version; with --json, one line of JSON with the protocol it speaks."""
-    from ..version import VERSION
+    """Print git-hn's version and build (a digest of its code); with --json, one line of JSON with the protocol it speaks."""
+    from ..version import report
 
-    typer.echo(f'{{"version":"{VERSION}","protocol":"hn-memory/0"}}' if json else f"git-hn {VERSION}")
+    typer.echo(report(json))
     return 0
 
 

@@ -14,7 +14,6 @@ import os
 import sys
 
 from ..errors import HnError, UsageError
-from ..version import VERSION
 from . import render
 
 SUMMARY = """\
@@ -312,8 +311,8 @@ PUBLISHER_WAIT = 600.0  # seconds: ``service.replication.background.WAIT`` (a te
 VERSION_HELP = """\
 usage: git hn version [OPTIONS]
 
-  Print git-hn's version; with --json, one line of JSON with the protocol it
-  speaks.
+  Print git-hn's version and build (a digest of its code); with --json, one
+  line of JSON with the protocol it speaks.
 
 Options:
   --json      print one line of JSON
@@ -381,8 +380,9 @@ def dispatch(argv: list[str]) -> int:
             from .options import switches
 
             switches(rest, ("--json",), "usage: git hn version [--json]")
-        sys.stdout.write(f'{{"version":"{VERSION}","protocol":"hn-memory/0"}}\n' if rest else
-                         f"git-hn {VERSION}\n")
+        from ..version import report
+
+        sys.stdout.write(report(bool(rest)) + "\n")
         return 0
     if cmd == "hooks" and argv[1:2] == ["run"]:
         # ``hooks run HOOK -h`` too: Git never calls a hook so (pre-push gets a remote and a URL,

@@ -249,7 +249,7 @@ def build_server(root: str, *, allow_write: bool, arrivals: Arrivals | None = No
     from ..store import process
 
     process.in_main()  # (loaded here, in the main thread, for its ``_MAIN_THREAD``: tool calls run in others)
-    from ..version import VERSION
+    from ..version import VERSION, build
 
     tools = [types.Tool(name=n, description=mcp_tools.DESCRIPTIONS[n] + " " + WARNING,
                         input_schema=mcp_tools.SCHEMAS[n],
@@ -295,7 +295,8 @@ def build_server(root: str, *, allow_write: bool, arrivals: Arrivals | None = No
         return types.GetPromptResult(description=mcp_tools.HANDOFF_DESCRIPTION, messages=[
             types.PromptMessage(role="user", content=types.TextContent(text=text))])
 
-    server = Server("git-hn", version=VERSION, instructions=WARNING, on_list_tools=list_tools,
+    # the release with the build as semver build metadata: a client or its log names which code answers
+    server = Server("git-hn", version=f"{VERSION}+{build()}", instructions=WARNING, on_list_tools=list_tools,
                     on_call_tool=call_tool, on_list_resources=list_resources, on_read_resource=read,
                     on_list_prompts=list_prompts, on_get_prompt=prompt)
     if isinstance(getattr(server, "middleware", None), list):  # (the SDK's context-tier middleware, 2.x)

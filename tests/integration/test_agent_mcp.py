@@ -80,6 +80,9 @@ def test_read_only_server_lists_and_refuses_write_tools(inited):
 
     async def body(client):
         assert client.server_info.name == "git-hn"
+        # the build too (upgrade trial S100 #2: every build said 0.1.0), as ``version --json`` says it
+        built = hn(inited, "version", "--json").json()
+        assert client.server_info.version == f"{built['version']}+{built['build']}"
         assert client.instructions == WARNING
         tools = await client.list_tools()
         assert [t.name for t in tools.tools] == READ

@@ -25,7 +25,8 @@ def test_help_and_version(tmp_path):
     assert hn(tmp_path, "version").out.startswith("git-hn ")
     from git_hn.version import VERSION
 
-    assert hn(tmp_path, "version", "--json").json() == {"version": VERSION, "protocol": "hn-memory/0"}
+    doc = hn(tmp_path, "version", "--json").json()
+    assert doc == {"version": VERSION, "protocol": "hn-memory/0", "build": doc["build"]}
     # laid out as every other command's -h (it printed a lone lowercase usage line)
     help_text = hn(tmp_path, "version", "-h").out
     assert help_text.startswith("usage: git hn version [OPTIONS]\n\n  Print git-hn's version")
@@ -420,3 +421,31 @@ def test_a_lifecycle_reason_given_twice_is_refused(inited):
         r = hn(inited, "memory", op, mid, "--reason", "incorrect", "--reason", "obsolete")
         assert r.code == 1 and "; --reason was given twice: it takes one value" in r.err, r.err
     assert refs_snapshot(inited) == before
+
+
+def test_version_names_a_build_that_changes_with_the_code_alone(tmp_path):
+    """Upgrade trial S100 #2: every build said ``git-hn 0.1.0``, so nobody could confirm an
+    upgrade took effect. The build is a digest of the package's bytes: a copy (a reinstall of the
+    same code: new files, new times) keeps it, one changed byte changes it; ``--json`` and the
+    human line say the same build."""
+    import shutil
+    import sys
+
+    import git_hn
+
+    def build(where):
+        env = {**os.environ, "PYTHONPATH": str(where)}
+        human = subprocess.run([sys.executable, "-m", "git_hn", "version"], env=env, cwd=tmp_path,
+                               capture_output=True, text=True, check=True).stdout
+        doc = json.loads(subprocess.run([sys.executable, "-m", "git_hn", "version", "--json"], env=env,
+                                        cwd=tmp_path, capture_output=True, text=True, check=True).stdout)
+        assert human == f"git-hn {doc['version']} (build {doc['build']})\n"
+        return doc["build"]
+
+    src = pathlib.Path(git_hn.__file__).parent
+    for name in ("a", "b"):
+        shutil.copytree(src, tmp_path / name / "git_hn", ignore=shutil.ignore_patterns("__pycache__"))
+    assert build(tmp_path / "a") == build(tmp_path / "b")
+    hooks = tmp_path / "b" / "git_hn" / "hookscripts.py"
+    hooks.write_text(hooks.read_text() + "\n# a fix\n")
+    assert build(tmp_path / "a") != build(tmp_path / "b")

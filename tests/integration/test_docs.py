@@ -4,6 +4,7 @@ integration"); they render without warnings."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -147,7 +148,7 @@ def test_version_is_the_packages_version():
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert VERSION == meta["project"]["version"]
     out = hn(ROOT, "--version")
-    assert out.out == f"git-hn {VERSION}\n"
+    assert re.fullmatch(rf"git-hn {re.escape(VERSION)} \(build [0-9a-f]{{12}}\)\n", out.out), out.out
 
 
 def _table_keys(text: str, heading: str) -> list[str]:
