@@ -51,3 +51,12 @@ def other_git_hn(path: str) -> tuple[str, str] | None:
             or not os.access(recorded, os.X_OK) or os.path.realpath(recorded) == os.path.realpath(here):
         return None
     return recorded, here
+
+
+def wrapper_mark(template: str) -> str:
+    """What a wrapper of ``template`` exports as ``HN_WRAPPER`` (its ``@WRAPPER@``): 16 hex digits
+    of the SHA-256 of the template, so a hook run tells a wrapper of this git-hn's text from an
+    earlier one's with no file read (an upgrade trial: only ``hooks status`` said so)."""
+    import hashlib
+
+    return hashlib.sha256(template.encode()).hexdigest()[:16]

@@ -22,6 +22,9 @@ the chained script's text (``HN_CHAINED_EVAL`` names it, and is unset before), s
 a script run by Git. Any other program is executed directly, and so is a symbolic link, through
 the link: its ``$0`` resolves (``readlink -f``) to the file it leads to, as under Git.
 
+*Which wrapper.* ``@WRAPPER@`` is replaced by ``hookpaths.wrapper_mark`` of the template, exported
+as ``HN_WRAPPER``: git-hn, finding another (or none), says an earlier git-hn's wrapper ran it.
+
 *A missing git-hn never blocks Git.* ``@GIT_HN@`` is replaced by the shell-quoted path of the
 ``git-hn`` that installed the wrapper; when that is gone, ``git-hn`` on ``PATH`` is used, and
 when there is none the wrapper says so in one line (once per Git command: the stamp
@@ -194,6 +197,7 @@ writable() {  # a file the wrapper may write: absent, or a regular file (never a
 }
 find_git_hn() {
     recorded=@GIT_HN@
+    HN_WRAPPER=@WRAPPER@; export HN_WRAPPER  # (this text's digest: git-hn names an earlier wrapper)
     hn=$recorded
     [ -x "$hn" ] || hn=$(command -v git-hn 2>/dev/null) || hn=
     [ -n "$hn" ] && return 0

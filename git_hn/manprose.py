@@ -370,7 +370,10 @@ makes them run that one, and says so. An upgrade into the same directory (instal
 again) keeps every clone's wrappers as the earlier git\\-hn wrote them, so fixes to the
 wrappers do not reach them:
 .B git hn hooks status
-names such a wrapper ("an earlier git\\-hn's wrapper"), and
+names such a wrapper ("an earlier git\\-hn's wrapper"), and so does each run of git\\-hn such a
+wrapper starts (a push, a fetch that imports, an amend), in one warning line (a wrapper exports
+.B HN_WRAPPER
+with a digest of its text; one of an earlier git\\-hn, which does not, is read only then), and
 .B git hn hooks install
 in each clone updates it, and says so.
 .SH HOOK MANAGERS

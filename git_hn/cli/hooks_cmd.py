@@ -60,10 +60,14 @@ def _no_hook(args: list[str]) -> UsageError:
                       "git hn hooks install|uninstall|status manage them)")
 
 
-def hooks_run_command(args: list[str], data: bytes) -> int:
+def hooks_run_command(args: list[str], data: bytes, mark: str | None = None) -> int:
     """Internal: what the installed wrappers run (``git hn hooks run <hook> ...``), with the
-    hook's standard input."""
+    hook's standard input; ``mark``: the ``HN_WRAPPER`` the wrapper exported (``main`` takes it
+    out of the environment before git-hn starts any process; None: take it here)."""
     import os
+
+    if mark is None:
+        mark = os.environ.pop("HN_WRAPPER", "")
 
     from ..service import hooks
     from ..store.process_tree import is_pid
@@ -89,6 +93,12 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
         from ..service import hook_runs
 
         return hook_runs.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")
+    if args[0] in hooks.HOOKS and _earlier(args[0], mark):
+        from ..service.hook_hints import earlier_wrapper
+
+        said = earlier_wrapper(repo, args[0])  # (a wrapper of this git-hn's text reads no file)
+        if said:
+            render.warnings([said])
     if render.stderr_on_terminal():
         from . import notice
 
@@ -104,6 +114,14 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
 
     return fetch_hook.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data,
                                                args[2] if len(args) > 2 else "", _signal_at())
+
+
+def _earlier(name: str, mark: str) -> bool:
+    """Whether the wrapper that ran this hook is not of this git-hn's text (a digest compared)."""
+    from ..hookpaths import wrapper_mark
+    from ..hookscripts import TEMPLATES
+
+    return mark != wrapper_mark(TEMPLATES[name])
 
 
 def _signal_at() -> str | None:

@@ -396,6 +396,7 @@ def dispatch(argv: list[str]) -> int:
 
             return hooks_run_usage(argv[2:])
         data = sys.stdin.buffer.read()
+        mark = os.environ.pop("HN_WRAPPER", "")  # (the wrapper's; not for the processes started below)
         from ..store.process_tree import is_pid
 
         if argv[2:3] == ["publish"] and len(argv) == 5 and is_pid(argv[4]):  # (int() of "²" or 4,301 digits raised)
@@ -417,7 +418,7 @@ def dispatch(argv: list[str]) -> int:
             _start_pre_push_early()
         from .hooks_cmd import hooks_run_command
 
-        return hooks_run_command(argv[2:], data)
+        return hooks_run_command(argv[2:], data, mark)
     if cmd == "sync" and not _wants_help(argv[1:]):
         _start_sync_early(argv[1:])
         from .commands import sync_command

@@ -14,7 +14,7 @@ from .hook_location import (CHAINED_DIR, HOOKS, Location, in_this_worktree, make
                             shared_hooks_path, within)
 from .hooks import _is_wrapper, _migrated, _sha, wrappers_here
 
-__all__ = ["after_hint", "failed_publications", "gone_since_install", "install_hint"]
+__all__ = ["after_hint", "earlier_wrapper", "failed_publications", "gone_since_install", "install_hint"]
 
 
 def failed_publications(repo: Repo | None) -> str:
@@ -121,3 +121,31 @@ def gone_since_install(repo: Repo) -> list[str]:
     except (HnError, OSError, ValueError, KeyError, TypeError, AttributeError):
         return []
     return [n for n in HOOKS if n in record and n not in here]
+
+
+def earlier_wrapper(repo: Repo, name: str) -> str:
+    """What a hook run says when the wrapper that started it did not export this git-hn's
+    ``HN_WRAPPER`` (``hooks_cmd``): that the ``name`` wrapper where Git runs hooks is an earlier
+    git-hn's text, as ``hooks status`` tells it (an upgrade trial: pushes, fetches and rewrites
+    ran old wrappers and said nothing), else "" (a hook run by hand, a wrapper edited since
+    install: status names those). One ``git rev-parse`` and a read of that file, only on this way."""
+    from .hooks import _older_text, _wrapper_of
+
+    proc = repo.git.run(["rev-parse", "--git-path", "hooks"])
+    if proc.returncode != 0:
+        return ""
+    hook_dir = os.path.abspath(os.path.join(os.getcwd(), proc.stdout.decode("utf-8", "surrogateescape").strip()))
+    shared = os.path.join(hook_dir, "hn-hooks.json")
+    glob = os.path.isfile(shared) and not os.path.islink(shared)  # (hooks install --global's record)
+    loc = Location(hook_dir, shared, None) if glob else Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"),
+                                                                  repo.hn_dir)
+    try:
+        mine = loc.load().get(name)
+    except HnError:
+        mine = None
+    wrapper = _wrapper_of(loc, name)
+    if wrapper is None or (mine is not None and _sha(wrapper) != mine["wrapper"]) or not _older_text(loc, name):
+        return ""
+    whose = "the global" if glob else "this repository's"
+    return (f"{whose} {name} hook ({wrapper}) is an earlier git-hn's wrapper (fixes since do not reach it): "
+            f"git hn hooks install{' --global' if glob else ''} updates it")

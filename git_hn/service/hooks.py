@@ -36,11 +36,11 @@ PUBLISHER = "publish"  # internal: ``git hn hooks run publish REMOTE``, the back
 
 def wrapper_text(name: str, executable: str | None = None) -> bytes:
     import shlex  # (the templates and ``shlex`` only here: a hook's run never writes a wrapper)
-
-    from ..hookpaths import git_hn_path
+    from ..hookpaths import git_hn_path, wrapper_mark
     from ..hookscripts import TEMPLATES
 
-    return TEMPLATES[name].replace("@GIT_HN@", shlex.quote(executable or git_hn_path())).encode()
+    return TEMPLATES[name].replace("@WRAPPER@", wrapper_mark(TEMPLATES[name])).replace(
+        "@GIT_HN@", shlex.quote(executable or git_hn_path())).encode()
 
 
 def _sha(path: str) -> str | None:
