@@ -31,10 +31,12 @@ def hooks_command(which: str, global_: bool) -> int:
             if text:
                 render.hint(text)
     else:
-        render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
-        from ..service.hook_hints import after_hint, failed_publications
+        from ..service.hook_hints import after_hint, failed_publications, global_status
 
-        for text in (after_hint(loc, repo, which), failed_publications(repo) if which == "status" else ""):
+        globally = global_status(loc, repo) if which == "status" else None  # (the global hooks run here)
+        render.lines(globally or {"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
+        for text in ("" if globally else after_hint(loc, repo, which),
+                     failed_publications(repo) if which == "status" else ""):
             if text:
                 render.hint(text)
     if repo is not None:

@@ -14,7 +14,8 @@ from .hook_location import (CHAINED_DIR, HOOKS, Location, in_this_worktree, make
                             shared_hooks_path, within)
 from .hooks import _is_wrapper, _migrated, _sha, wrappers_here
 
-__all__ = ["after_hint", "earlier_wrapper", "failed_publications", "gone_since_install", "install_hint"]
+__all__ = ["after_hint", "earlier_wrapper", "failed_publications", "global_status", "gone_since_install",
+           "install_hint"]
 
 
 def failed_publications(repo: Repo | None) -> str:
@@ -149,3 +150,24 @@ def earlier_wrapper(repo: Repo, name: str) -> str:
     whose = "the global" if glob else "this repository's"
     return (f"{whose} {name} hook ({wrapper}) is an earlier git-hn's wrapper (fixes since do not reach it): "
             f"git hn hooks install{' --global' if glob else ''} updates it")
+
+
+def global_status(loc: Location, repo: Repo | None) -> list[str] | None:
+    """``hooks status``'s lines in a repository that runs the hooks ``hooks install --global``
+    put in the global (or system) core.hooksPath and has no install of its own: each hook that
+    is there is ``installed globally in DIR``, with what ``status --global`` says of it (which
+    git-hn it runs, an earlier git-hn's wrapper). None elsewhere. (An upgrade trial: status said
+    "not installed" for hooks that ran there, and only --global told their state.)"""
+    from .hooks import status_lines
+
+    shared = shared_hooks_path(repo)
+    if not shared or loc.load() or os.path.realpath(os.path.expanduser(shared)) != os.path.realpath(loc.dir):
+        return None
+    record = os.path.join(loc.dir, "hn-hooks.json")
+    if not os.path.isfile(record) or os.path.islink(record):
+        return None
+    lines = status_lines(Location(loc.dir, record, None))
+    for i, (name, line) in enumerate(zip(HOOKS, lines)):
+        if line.startswith(f"{name}: installed"):
+            lines[i] = f"{name}: installed globally in {loc.dir} (core.hooksPath){line[len(name) + 11:]}"
+    return lines

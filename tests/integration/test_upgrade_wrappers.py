@@ -86,3 +86,35 @@ def test_a_hook_run_by_an_earlier_wrapper_says_so_once(tmp_path):
     _commit(a, "three\n")
 
     assert _said(_run(a, "push", "-f", "origin", "main")) == []
+
+
+def test_status_in_a_clone_running_the_global_hooks_describes_them(tmp_path):
+    """Upgrade trial S100 #4: in a clone whose hooks are the global core.hooksPath's (``hooks
+    install --global``), ``hooks status`` said "not installed" for all three, though they ran
+    there, and what mattered (an earlier git-hn's wrapper) only ``status --global`` said. It
+    says they are installed globally, with those facts; a push they run says it as well."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", str(remote))
+    assert hn(a, "init", "--name", "A").code == 0
+    shared = tmp_path / "global-hooks"
+    git(a, "config", "--global", "core.hooksPath", str(shared))
+    try:
+        assert hn(tmp_path, "hooks", "install", "--global").code == 0
+        r = hn(a, "hooks", "status")
+        assert (r.code, r.err) == (0, "") and r.out.splitlines() == [
+            f"{name}: installed globally in {shared} (core.hooksPath)"
+            for name in ("pre-push", "reference-transaction", "post-rewrite")], (r.out, r.err)
+        _make_earlier(shared, shared / "hn-hooks.json", ("pre-push",))
+        r = hn(a, "hooks", "status")
+        assert r.out.splitlines()[0] == (f"pre-push: installed globally in {shared} (core.hooksPath), an earlier "
+                                         "git-hn's wrapper (fixes since do not reach it): git hn hooks install "
+                                         "--global updates it"), r.out
+        hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--content", "x")
+        said = _said(_run(a, "push", "origin", "main"))
+        assert said == [f"git-hn: warning: the global pre-push hook ({shared / 'pre-push'}) is an earlier git-hn's "
+                        "wrapper (fixes since do not reach it): git hn hooks install --global updates it"], said
+    finally:
+        hn(tmp_path, "hooks", "uninstall", "--global")
+        git(a, "config", "--global", "--unset", "core.hooksPath")
