@@ -208,7 +208,9 @@ def drop(repo: Repo, old: str) -> Dropped:
     ident = identmod.load_active(repo)
     commit = _old_commit(repo, old)
     _check_discarded(repo, commit)
-    done = _rebuilding(repo, lambda: discard.discard(repo, ident, commit))
+    from .secretscan import scan
+
+    done = _rebuilding(repo, lambda: discard.discard(repo, ident, commit, scan))
     if not done:
         raise InputError(f"no unpublished memory of yours names commit {commit} (a published memory is never "
                          "discarded: withdraw one with git hn memory retract)" + _stopped_hint(repo))
@@ -335,7 +337,9 @@ def rewrite(repo: Repo, ident, mapping: dict[str, str], cause: str = "rewrite", 
     nothing of them."""
     if not mapping:
         return []
-    return _rebuilding(repo, lambda: store.reanchor(repo, ident, mapping, cause, files_only))
+    from .secretscan import scan
+
+    return _rebuilding(repo, lambda: store.reanchor(repo, ident, mapping, cause, files_only, scan))
 
 
 def _rebuilding(repo: Repo, rebuild) -> list:

@@ -47,8 +47,9 @@ class Discarded(NamedTuple):
 NOTHING = "nothing was dropped"
 
 
-def discard(repo: Repo, ident: Identity, commit: str) -> list[Discarded]:
-    """Discard ``ident``'s unpublished memories that name ``commit``; [] when there are none."""
+def discard(repo: Repo, ident: Identity, commit: str, library=None) -> list[Discarded]:
+    """Discard ``ident``'s unpublished memories that name ``commit``; [] when there are none.
+    ``library``: the secret lint's, for the name of the commits signed again (``reanchor._signed``)."""
     listing = [s for s in streams.list_sources(repo) if s.actor == ident.actor]
     local = sorted((s for s in listing if s.remote is None), key=lambda s: s.ref)
     if not local:
@@ -65,10 +66,10 @@ def discard(repo: Repo, ident: Identity, commit: str) -> list[Discarded]:
                 raise ConflictError(f"memory stream {src.ref} changed while it was read; {NOTHING} (retry)")
             mine = published.get(src.ref, set())
             tails.append((src, chain, max((i + 1 for i, m in enumerate(chain) if m.commit in mine), default=0)))
-        return _discard(repo, ident, commit, tails)
+        return _discard(repo, ident, commit, tails, library)
 
 
-def _discard(repo: Repo, ident: Identity, commit: str, tails: list) -> list[Discarded]:
+def _discard(repo: Repo, ident: Identity, commit: str, tails: list, library=None) -> list[Discarded]:
     names = {commit: commit}
     for _src, chain, floor in tails:
         out = next((m for m in chain[:floor] if _names_rewritten(m, names)), None)
@@ -98,7 +99,7 @@ def _discard(repo: Repo, ident: Identity, commit: str, tails: list) -> list[Disc
     written, updates, done = [], [], []
     for src, chain, start, kept, envs in plan:
         if envs:
-            objs, signed = _signed(repo, ident, envs, chain[start - 1].commit if start else "")
+            objs, signed = _signed(repo, ident, envs, chain[start - 1].commit if start else "", library)
             written += objs
             updates.append(f"update {src.ref} {signed[-1].commit} {src.head}\n")
             pairs = tuple((m.memory_id, new.memory_id) for m, new in zip(kept, signed))

@@ -381,6 +381,20 @@ def check_name_not_secret(name: str, library=None) -> None:
                                 "another with --name NAME")
 
 
+def commit_name(ident: Identity, library=None) -> str:
+    """The author and committer name of the memory commits git-hn signs again for ``ident``
+    (``reanchor``, the post-rewrite hook, ``reanchor --drop``, ``sync --rebase``): its name, or its
+    short actor ID when the secret lint finds the name credential-shaped (a review: an identity
+    stored under a GitHub token's shape by an older git-hn, which appends refuse, put the token
+    in the author line of every re-signed commit, and sync published it). The commit's names are
+    no part of what a verifier checks (CONTRACT §4.2; the memory ID is the payload's); the
+    envelopes keep the name they were signed with (docs/decisions.md). ``library``: as ``create``'s."""
+    from ..core.gostr import short_id
+    from ..core.secretlint import first_in_text
+
+    return ident.name if first_in_text(ident.name, library) is None else short_id(ident.actor)
+
+
 def install(repo: Repo, ident: Identity, *, activate: bool = False) -> tuple[str, bool, bool]:
     """``git hn identity import``: store a validated identity in this keyring and make it active
     when there is no active identity (or, with ``activate``, in place of the active one).

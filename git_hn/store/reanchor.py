@@ -99,7 +99,7 @@ def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
 
 
 def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str], cause: str = "rewrite",
-             files_only: bool = False) -> list[Rewritten]:
+             files_only: bool = False, library=None) -> list[Rewritten]:
     """Rebuild the unpublished tails of ``ident``'s local streams that name rewritten commits,
     and of those that cite a memory so rebuilt (a retraction or challenge recorded with
     ``--stream`` into another stream, ``memory:`` evidence): all of them in one ref transaction,
@@ -108,7 +108,8 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str], cause: str = 
     that replaced it has another tree (``_untested``); ``reanchor OLD NEW`` by hand carries it.
     A memory whose anchored path is no file at the new commit stays (``_not_files``), unless
     ``files_only`` (``reanchor OLD NEW --files-only``, asked by its author) carries it with such
-    paths left out of its anchor."""
+    paths left out of its anchor. ``library``: the secret lint's, for the commits' name
+    (``identity.commit_name``)."""
     if not mapping:
         return []
     listing = [s for s in streams.list_sources(repo) if s.actor == ident.actor]
@@ -130,7 +131,8 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str], cause: str = 
         locked = [fresh[s.ref] for s in open_ if s.ref in fresh]
         published = _published_tips(repo, listing)  # (and what was published meanwhile)
         return _rebuild(repo, ident, [s for s in locked if s.head not in published.get(s.ref, set())],
-                        listing, published, mapping, retest=cause == "rewrite", cause=cause, files_only=files_only)
+                        listing, published, mapping, retest=cause == "rewrite", cause=cause, files_only=files_only,
+                        library=library)
 
 
 RENAMED_KEPT = 2048  # lines kept (about 300 KB)
@@ -273,7 +275,7 @@ def _chain(repo: Repo, src, listing: list) -> list:
 
 def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, published: dict[str, set[str]],
              mapping: dict[str, str], retest: bool = False, cause: str = "",
-             files_only: bool = False) -> list[Rewritten]:
+             files_only: bool = False, library=None) -> list[Rewritten]:
     tails = []  # (source, chain, floor): the unpublished part of each stream starts at its floor
     for src in sources:
         chain = _chain(repo, src, listing)
@@ -313,7 +315,7 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
         return held + kept
     written, updates, done = [], [], []
     for src, tail, envs, previous in plan:
-        objs, signed = _signed(repo, ident, envs, previous)
+        objs, signed = _signed(repo, ident, envs, previous, library)
         written += objs
         updates.append(f"update {src.ref} {signed[-1].commit} {src.head}\n")
         renamed = tuple((m.memory_id, new.memory_id) for m, new in zip(tail, signed))
@@ -479,7 +481,7 @@ class Rebased(NamedTuple):
         return self.memories[-1].commit
 
 
-def rebase(repo: Repo, ident: Identity, forks: list) -> list[Rebased]:
+def rebase(repo: Repo, ident: Identity, forks: list, library=None) -> list[Rebased]:
     """``git hn sync --rebase`` (git-hn extension): for each ``(ref, old, tail, onto)`` of
     ``forks``, the unpublished ``tail`` of the user's own stream ``ref`` (at ``old``; its
     memories above the sequence where it parts from a remote's copy, root first) signed again
@@ -520,22 +522,24 @@ def rebase(repo: Repo, ident: Identity, forks: list) -> list[Rebased]:
                                 "again; nothing was rebased")
     out = []
     for ref, old, tail, onto, envs in rebuilt:
-        written, signed = _signed(repo, ident, envs, onto.commit)
+        written, signed = _signed(repo, ident, envs, onto.commit, library)
         out.append(Rebased(ref, old, written, signed, tuple((m.memory_id, n.memory_id) for m, n in zip(tail, signed))))
     for src, tail, envs, previous in plan:
-        written, signed = _signed(repo, ident, envs, previous)
+        written, signed = _signed(repo, ident, envs, previous, library)
         out.append(Rebased(src.ref, src.head, written, signed,
                            tuple((m.memory_id, n.memory_id) for m, n in zip(tail, signed)), follows=True))
     return out
 
 
-def _signed(repo: Repo, ident: Identity, envs: list, parent: str) -> tuple[list, list]:
+def _signed(repo: Repo, ident: Identity, envs: list, parent: str, library=None) -> tuple[list, list]:
     """The objects of ``envs`` signed by ``ident`` as one commit chain on ``parent``, and their
-    memories (``VerifiedMemory``: checked and signed here, as an append's are)."""
+    memories (``VerifiedMemory``: checked and signed here, as an append's are). The commits carry
+    ``identity.commit_name``: never a secret-shaped name (the lint's ``library``)."""
     from ..core.chain import VerifiedMemory
+    from .identity import commit_name
 
     written, signed = [], []
-    seed = ident.seed()
+    seed, name = ident.seed(), commit_name(ident, library)
     for env in envs:
         envmod.check_envelope(env)
         payload = envmod.encode(env)
@@ -545,7 +549,7 @@ def _signed(repo: Repo, ident: Identity, envs: list, parent: str) -> tuple[list,
                              "that memory was ever published, treat the key as exposed)")
         signature = keys.b64_encode(keys.sign(seed, payload))
         commit, objs = objects.memory_commit_objects(
-            payload, signature, parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",
+            payload, signature, parent, name, f"{short_id(ident.actor)}@hn.invalid",
             objects.timestamp_seconds(env.timestamp), f"hn memory {mid}", repo.object_format)
         written += objs
         signed.append(VerifiedMemory(mid, commit, env, payload, signature))

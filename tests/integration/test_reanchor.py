@@ -836,3 +836,77 @@ def test_an_unpublished_verification_stays_on_the_commit_it_tested_when_an_amend
     assert [(m["anchor"]["commit"], m["data"]["evidence"]) for m in carried] == [(head, [f"git:{head}"])]
     assert carried[0]["id"] != again["memoryId"]
     assert hn(a, "memory", "index", "verify").code == 0
+
+
+TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _named(repo, name: str) -> None:
+    """The active identity's stored name replaced by ``name``, as a git-hn from before names were
+    linted may have stored it (``test_identity``'s way)."""
+    from git_hn.core import canonical
+    from git_hn.store import identity as identmod
+    from git_hn.store import private
+    from git_hn.store.repo import open_repo
+
+    opened = open_repo(str(repo))
+    ident = identmod.load_active(opened)
+    private.write_private(opened.hn_dir, opened.identity_path(ident.actor), canonical.indented(
+        identmod.Identity(ident.actor, name, ident.public_key, ident.private_key).record_json()))
+    opened.close()
+
+
+def _names_in(repo, *refs) -> set:
+    return set(git(repo, "log", "--format=%an%n%cn", *refs, "--").splitlines())
+
+
+def test_memories_signed_again_never_carry_a_secret_shaped_name(tmp_path):
+    """A review (S101 #3): with the active identity stored under a GitHub token's shape, record
+    is refused, but ``reanchor OLD NEW`` and the post-rewrite hook signed the memory commits again
+    with the token as author and committer, and push and sync published them. Their commits now
+    carry the identity's short ID (the envelopes keep the name they were signed with), the
+    memories stay valid, and nothing prints the token."""
+    from git_hn.core.gostr import short_id
+
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    old = _commit(a, "b")
+    mem = _record(a, "made before the amend")
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    short, signed = short_id(mem["actor"]), git(a, "rev-parse", ref)
+    _named(a, TOKEN)
+    git(a, "commit", "-q", "--amend", "-m", "b amended")
+    moved = hn(a, "memory", "reanchor", old, "HEAD")
+    assert moved.code == 0 and TOKEN not in moved.out + moved.err, moved.err
+    assert git(a, "rev-parse", ref) != signed and _names_in(a, ref) == {short}
+    # the post-rewrite hook, the same
+    assert hn(a, "hooks", "install").code == 0
+    before = git(a, "rev-parse", ref)
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "-m", "b amended again"], cwd=a,
+                             capture_output=True, text=True)
+    assert amended.returncode == 0 and TOKEN not in amended.stdout + amended.stderr, amended.stderr
+    assert git(a, "rev-parse", ref) != before and _names_in(a, ref) == {short}
+    # valid, still signed as Alice, and what is published carries no token
+    shown = hn(a, "memory", "log")
+    assert shown.code == 0 and "made before the amend" in shown.out and "Alice" in shown.out, shown.err
+    assert _push(a).returncode == 0 and hn(a, "sync").code == 0
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    assert TOKEN not in git(remote, "log", "--all", "--format=%an%n%cn")
+
+
+def test_sync_rebase_never_signs_with_a_secret_shaped_name(tmp_path):
+    """``sync --rebase`` signs the unpublished tail again on the remote's copy (S101 #3): its
+    commits carry the short ID, never a secret-shaped name, and the remote receives none."""
+    from helpers import one_identity_in_two_clones
+
+    remote, p, q = one_identity_in_two_clones(tmp_path)
+    _record(p, "shared start")
+    assert hn(p, "sync").code == 0 and hn(q, "sync").code == 0
+    _record(q, "written in the second clone")
+    mem = _record(p, "written in the first clone")
+    assert hn(p, "sync").code == 0
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    _named(q, TOKEN)
+    rebased = hn(q, "sync", "--rebase")
+    assert rebased.code == 0 and TOKEN not in rebased.out + rebased.err, rebased.err
+    assert TOKEN not in "".join(_names_in(q, ref)) and TOKEN not in git(remote, "log", "--all", "--format=%an%n%cn")
+    assert "written in the second clone" in hn(q, "memory", "log").out

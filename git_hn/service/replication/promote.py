@@ -217,7 +217,9 @@ def _rebased(run, promotable: list) -> list:
     if not forks:
         return []
     try:
-        out = rebase(run.repo, run.identity, forks)
+        from ..secretscan import scan
+
+        out = rebase(run.repo, run.identity, forks, scan)
         objects.write_objects(run.repo, [obj for r in out for obj in r.objects])
         # (before the transaction moves the local refs: a read meanwhile knows git-hn did it, ``rewound``)
         remember_renames(run.repo, [pair for r in out for pair in r.renamed], "sync")
