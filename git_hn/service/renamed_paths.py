@@ -5,17 +5,21 @@ commit, ``recall --path new.txt`` matched nothing and nothing hinted at the memo
 
 Cost: nothing unless the query found nothing and the path is a file at the query commit (one
 lookup through the batch process the caller's tree walk already uses). Then one Git process,
-``git log --follow --diff-filter=R``, bounded by ``RENAMES`` renames and ``FOLLOW_SECONDS``
-seconds, gives the file's earlier names and the commits that renamed it; the memories anchored
+``git log --follow --diff-filter=AR``, bounded by ``RENAMES`` renames and ``FOLLOW_SECONDS``
+seconds, gives the file's earlier names, the commits that renamed it, and the commit that gave
+it each name (the rename into it, or the addition where the file began); the memories anchored
 to them are read from the sealed state as last verified (the command has just verified it: no
 listing, no process). When some are, one more, ``git rev-list --parents``, bounded by
 ``BEFORE`` commits and ``FOLLOW_SECONDS`` seconds, lists the history before the renames: a
 memory counts only when its anchor commit is an ancestor of the parent of the commit that
 renamed the file from that name (a review: a memory on another file that later took the old
-name was offered to be moved onto this one). One anchored further back than ``BEFORE`` commits
-is left out of the hint. Never one process per memory. Trusts Git's rename detection only as a
-hint: nothing is signed or moved here. A path the secret lint flags (``secretscan.shaped``) is
-never repeated.
+name was offered to be moved onto this one), and descends from the commit that gave the file
+that name, or is it (a review: a memory on an earlier file of that name, deleted before this one
+was added, was offered too). One anchored further back than ``BEFORE`` commits is left out of
+the hint, and so is an earlier name whose start the bounded ``git log`` did not reach. Git's
+history is the judge of "the same file": content replaced in place is a modification to it.
+Never one process per memory. Trusts Git's rename detection only as a hint: nothing is signed or
+moved here. A path the secret lint flags (``secretscan.shaped``) is never repeated.
 """
 
 from __future__ import annotations
@@ -32,23 +36,26 @@ NAMED_IDS = 3  # memories a hint names by ID
 _HEADER = re.compile(r"[0-9a-f]+(?: [0-9a-f]+)*")
 
 
-def renames(repo: Repo, commit: str, path: str) -> list[tuple[str, tuple[str, ...]]]:
-    """(earlier name, parents of the commit that renamed the file from it) for the names ``path``
-    had before, newest first, as ``git log --follow`` sees its renames from ``commit`` back (at
-    most ``RENAMES``); none when Git cannot say in ``FOLLOW_SECONDS``."""
+def renames(repo: Repo, commit: str, path: str) -> list[tuple[str, tuple[str, ...], str]]:
+    """(earlier name, parents of the commit that renamed the file from it, the commit that gave
+    the file that name) for the names ``path`` had before, newest first, as ``git log --follow``
+    sees its renames from ``commit`` back to the addition where the file began (at most
+    ``RENAMES``; a name whose start is further back is left out); none when Git cannot say in
+    ``FOLLOW_SECONDS``. What Git reports before that addition is another file's history (the
+    name deleted once, and added again later)."""
     from ..errors import HnError
 
     try:
-        proc = repo.git.run(["log", "--follow", "-M", "--diff-filter=R", "--name-status", "-z", "--format=%H %P",
-                             f"--max-count={RENAMES}", "--end-of-options", commit, "--", path],
+        proc = repo.git.run(["log", "--follow", "-M", "--diff-filter=AR", "--name-status", "-z", "--format=%H %P",
+                             f"--max-count={RENAMES + 1}", "--end-of-options", commit, "--", path],
                             timeout=FOLLOW_SECONDS, limit=1 << 20)
     except HnError:
         return []
     if proc.returncode != 0:
         return []
     fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
-    out: dict[str, tuple[str, ...]] = {}
-    parents: tuple[str, ...] = ()
+    out: dict[str, tuple[tuple[str, ...], str]] = {}
+    at, parents, current, pending = "", (), path, None  # (pending: a name waiting for its start)
     i = 0
     while i < len(fields):
         field = fields[i].lstrip("\n")
@@ -58,22 +65,36 @@ def renames(repo: Repo, commit: str, path: str) -> list[tuple[str, tuple[str, ..
         if field[0].isupper():  # a status (a header is lowercase hex): its names follow
             names = fields[i:i + (2 if field[0] in "RC" else 1)]
             i += len(names)
-            if field.startswith("R") and len(names) == 2 and names[0] != path and parents:
-                out.setdefault(names[0], parents)
-        elif _HEADER.fullmatch(field):
-            parents = tuple(field.split(" ")[1:])
-    return list(out.items())
+            added = field == "A" and names == [current]
+            if not added and not (field.startswith("R") and len(names) == 2 and names[1] == current and parents):
+                continue
+            if pending is not None:  # (this commit gave the file the name it was renamed from later)
+                out.setdefault(pending[0], (pending[1], at))
+                pending = None
+            if added:  # (where the file began: what Git reports before is another file's)
+                break
+            current = names[0]
+            if current != path:
+                pending = (current, parents)
+        elif _HEADER.fullmatch(field.rstrip(" ")):  # (a root commit's ends in a space: no parents)
+            at, *rest = field.rstrip(" ").split(" ")
+            parents = tuple(rest)
+    return [(name, parents, start) for name, (parents, start) in out.items()]
 
 
 def _before(repo: Repo, found: list, renamed: dict) -> list:
     """``found`` (``_anchored``'s) with only the memories anchored at an ancestor of the parent of
-    the commit that renamed the file from their name (``renamed``: name -> its parents), among
-    the ``BEFORE`` commits before the renames: one ``git rev-list --parents`` for all of them."""
+    the commit that renamed the file from their name and at a descendant of the commit that gave
+    the file that name, or at it (``renamed``: name -> (parents, that commit)), among the
+    ``BEFORE`` commits before the renames: one ``git rev-list --parents`` for all of them, which
+    stops at the oldest such start (nothing older can count)."""
     from ..errors import HnError
 
-    starts = sorted({p for name, _rows in found for p in renamed[name]})
+    starts = sorted({p for name, _rows in found for p in renamed[name][0]})
+    oldest = renamed[found[-1][0]][1]  # (``found`` keeps the newest-first order of the names)
     try:
-        proc = repo.git.run(["rev-list", "--parents", f"--max-count={BEFORE}", "--end-of-options", *starts, "--"],
+        proc = repo.git.run(["rev-list", "--parents", f"--max-count={BEFORE}", "--end-of-options", *starts,
+                             f"^{oldest}^@", "--"],
                             timeout=FOLLOW_SECONDS, limit=(BEFORE + 1) * 4 * 66)
     except HnError:
         return []
@@ -85,16 +106,37 @@ def _before(repo: Repo, found: list, renamed: dict) -> list:
         graph[commit] = parents
     out = []
     for name, rows in found:
-        seen, todo = set(), [p for p in renamed[name] if p in graph]
+        seen, todo = set(), [p for p in renamed[name][0] if p in graph]
         while todo:
             c = todo.pop()
             if c not in seen:
                 seen.add(c)
                 todo += [p for p in graph.get(c, ()) if p not in seen]
-        kept = [row for row in rows if row[2] in seen]
+        since = _since(graph, renamed[name][1])
+        kept = [row for row in rows if row[2] in seen and row[2] in since]
         if kept:
             out.append((name, kept))
     return out
+
+
+def _since(graph: dict, start: str) -> set:
+    """The commits of ``graph`` (commit -> parents) that are ``start`` or descend from it: each
+    commit decided once, from its parents (no recursion: a long history is a deep one)."""
+    memo = {start: True}
+    for top in graph:
+        stack = [top]
+        while stack:
+            c = stack[-1]
+            if c in memo:
+                stack.pop()
+                continue
+            todo = [p for p in graph.get(c, ()) if p not in memo]
+            if todo:
+                stack += todo
+                continue
+            memo[c] = any(memo[p] for p in graph.get(c, ()))
+            stack.pop()
+    return {c for c, yes in memo.items() if yes}
 
 
 def _anchored(repo: Repo, req, names: list[str]) -> list[tuple[str, list[tuple[str, str, str, str, str]]]]:
@@ -166,7 +208,7 @@ def renamed_hint(repo: Repo, req, path: str, at: str, command: str) -> str:
         return ""
     if found is None or found[1] != "blob" or shaped(path):
         return ""
-    renamed = {n: parents for n, parents in renames(repo, commit, path) if not shaped(n)}
+    renamed = {n: (parents, start) for n, parents, start in renames(repo, commit, path) if not shaped(n)}
     anchored = _anchored(repo, req, list(renamed)) if renamed else []
     anchored = _before(repo, anchored, renamed) if anchored else []
     if not anchored:

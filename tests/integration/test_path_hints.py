@@ -126,6 +126,44 @@ def test_the_rename_hint_leaves_out_memories_on_a_later_file_of_the_old_name(ini
     assert "but 1 memory is anchored to a.txt" in r.err and mid in r.err and later not in r.err, r.err
 
 
+def test_the_rename_hint_leaves_out_memories_on_an_earlier_file_of_the_old_name(inited):
+    """A review (S101 #4, its exact sequence): a memory on a.txt, a.txt deleted, a new, unrelated
+    a.txt added later and renamed to b.txt: ``--path b.txt`` offered to supersede the memory on
+    the first file onto b.txt. Only memories anchored since the commit that gave the file the old
+    name count (at it, or after); one on the new a.txt before the rename still does. A file the
+    root commit added has that commit as its start (``README.md`` here)."""
+    def commit(message):
+        git(inited, "add", "-A")
+        git(inited, "commit", "-q", "-m", message)
+
+    assert hn(inited, "policy", "init").code == 0
+    commit("policy")
+    (inited / "a.txt").write_text("".join(f"{n}\n" for n in range(1, 51)))
+    commit("file X")
+    old = _record(inited, "a.txt", content="about X, the old a.txt (deleted later)")
+    git(inited, "rm", "-q", "a.txt")
+    commit("rm X")
+    (inited / "a.txt").write_text("".join(f"{n}\n" for n in range(500, 561)))
+    commit("file Y")
+    git(inited, "mv", "a.txt", "b.txt")
+    commit("rename a->b")
+    for command in ("recall", "log", "export"):
+        r = hn(inited, "memory", command, "--path", "b.txt")
+        assert r.code == 0 and "earlier name" not in r.err and old not in r.err, (command, r.err)
+    git(inited, "checkout", "-q", "HEAD~1")  # (Y still named a.txt: a memory on it counts)
+    mine = _record(inited, "a.txt", content="about Y")
+    git(inited, "checkout", "-q", "-")
+    r = hn(inited, "memory", "log", "--path", "b.txt")
+    assert "but 1 memory is anchored to a.txt" in r.err and mine in r.err and old not in r.err, r.err
+    git(inited, "checkout", "-q", git(inited, "rev-list", "--max-parents=0", "HEAD").strip())
+    readme = _record(inited, "README.md", content="about the README of the root commit")
+    git(inited, "checkout", "-q", "-")
+    git(inited, "mv", "README.md", "README.txt")
+    commit("rename README")
+    r = hn(inited, "memory", "log", "--path", "README.txt")
+    assert "but 1 memory is anchored to README.md" in r.err and readme in r.err, r.err
+
+
 def _bob(inited, tmp_path):
     """Bob's identity, made in another repository, active in ``inited``."""
     from helpers import make_repo
