@@ -910,3 +910,21 @@ def test_sync_rebase_never_signs_with_a_secret_shaped_name(tmp_path):
     assert rebased.code == 0 and TOKEN not in rebased.out + rebased.err, rebased.err
     assert TOKEN not in "".join(_names_in(q, ref)) and TOKEN not in git(remote, "log", "--all", "--format=%an%n%cn")
     assert "written in the second clone" in hn(q, "memory", "log").out
+
+
+def test_reanchor_drop_never_signs_with_a_secret_shaped_name(tmp_path):
+    """``reanchor OLD --drop`` signs the memories after the dropped one again (S101 #3): their
+    commits carry the short ID, never a secret-shaped name."""
+    from git_hn.core.gostr import short_id
+
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    gone = _commit(a, "b")
+    _record(a, "made at a commit that is reset away")
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    mem = _record(a, "made on the history that stays")
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    _named(a, TOKEN)
+    dropped = hn(a, "memory", "reanchor", gone, "--drop")
+    assert dropped.code == 0 and TOKEN not in dropped.out + dropped.err, dropped.err
+    assert _names_in(a, ref) == {short_id(mem["actor"])}
+    assert "made on the history that stays" in hn(a, "memory", "log").out
