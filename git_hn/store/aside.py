@@ -19,14 +19,18 @@ a state verified every ref (a full build or refresh: it knows their tips itself)
 owns the file; ``rewound`` the comparison.
 
 Trusts the aside only as far as the state: an aside whose seal does not match (planted, edited,
-left by an earlier version) is never read, and each value read from it is checked (object IDs,
-refs of this clone's own identities, sequences in range) before it is used or printed. Costs one
-``lstat`` when there is none.
+left by an earlier version) is never read for what is served or printed (``open_aside``), and each
+value read from it is checked (object IDs, refs of this clone's own identities, sequences in
+range) before it is used or printed. It is never dropped unread either: the comparison reads it
+(``open_to_compare``), one whose seal differs only by a ``chmod`` or a copy as a sealed one, any
+other only for tips that Git itself shows to be memory commits of the stream, each counted by Git
+(``rewound``). Costs one ``lstat`` when there is none.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 
 from ..errors import LocalStateError
 from . import private, statedb
@@ -68,6 +72,31 @@ def open_aside(repo: Repo):
         return None
     try:
         return statedb.sqlite3.connect(f"file:{statedb.uri_path(path)}?mode=ro&nofollow=1", uri=True)
+    except statedb.sqlite3.Error:
+        return None
+
+
+def open_to_compare(repo: Repo):
+    """(the set-aside state read-only, whether it is vouched for) for ``rewound.settle``, or None
+    when there is none or it cannot be read safely. Vouched: its seal matches, or differs only by
+    what a ``chmod`` or a copy that keeps file times changes (``statedb.sealed_but_metadata``; a
+    review: ``chmod -R u+w .git/hn``, git-hn's own way out, or a ``cp -a`` of the clone unsealed
+    it and it was dropped, so the way out signed a sequence again). Not vouched for (no seal,
+    edited, copied without its times): read all the same, since it only ever makes git-hn refuse
+    more, but the caller checks what it names against Git (``rewound``)."""
+    path, seal = paths(repo)
+    if not os.path.lexists(path) or not statedb.safe_dirs(repo):
+        return None
+    vouched = statedb.seal_matches(path, seal) or statedb.sealed_but_metadata(path, seal)
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not vouched and not (stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid()
+                            and not stat.S_IMODE(st.st_mode) & ~0o600 and st.st_size <= statedb.MAX_BYTES):
+        return None
+    try:
+        return statedb.sqlite3.connect(f"file:{statedb.uri_path(path)}?mode=ro&nofollow=1", uri=True), vouched
     except statedb.sqlite3.Error:
         return None
 

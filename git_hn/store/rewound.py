@@ -120,32 +120,39 @@ def moved_off(conn, changes: list, removed: list[str]) -> list[tuple]:
 # a state set aside because it disagreed with Git (``store.aside``): its tips, compared
 
 
-def settle(repo: Repo) -> None:
+def settle(repo: Repo) -> bool:
     """Under the state's exclusive lock: note each own stream ref the aside knew that no longer
-    contains the tip it recorded, then drop the aside once no such ref is left at
-    its recorded tip. One ``lstat`` when there is none; else one listing of every memory ref, and
-    one ``git merge-base --is-ancestor`` for each own ref that changed."""
+    contains the tip it recorded, then drop the aside once no such ref is left at its recorded tip.
+    Returns whether a state that verified every ref may drop it too: False while it is kept
+    because it could not be read or compared. One ``lstat`` when there is none; else
+    one listing of every memory ref, and one ``git merge-base --is-ancestor`` for each own ref
+    that changed (for an aside not vouched for, ``_unvouched_moved``'s three processes)."""
     from . import aside
 
     if not os.path.lexists(aside.paths(repo)[0]):
-        return
-    conn = aside.open_aside(repo)
-    if conn is None:
-        aside.drop(repo)  # (unsealed: nothing it says is used)
-        return
+        return True
     from . import statedb, streams
 
+    opened = aside.open_to_compare(repo)
+    if opened is None:
+        return False  # (kept: it cannot be read safely, so nothing it says is used)
+    conn, vouched = opened
     try:
         listing = streams.list_sources(repo)  # every ref: a scoped listing makes the others look deleted
-        found, left = _aside_moved(repo, conn, listing)
-    except (HnError, OSError, statedb.sqlite3.Error):
-        return  # (compared by the next command; kept meanwhile)
+        found, left = (_aside_moved if vouched else _unvouched_moved)(repo, conn, listing)
+    except statedb.sqlite3.Error:
+        if not vouched:
+            aside.drop(repo)  # (no database: it says nothing)
+        return False
+    except (HnError, OSError):
+        return False  # (compared by the next command; kept meanwhile)
     finally:
         conn.close()
     if found:
         record(repo, found)  # (raises nothing: a record that cannot be written leaves it unsaid)
     if not left:
         aside.drop(repo)
+    return True
 
 
 def settle_now(repo: Repo) -> None:
@@ -174,11 +181,12 @@ def _unnoted(repo: Repo) -> bool:
     """Whether the aside names an own ref moved off its tip (read only)."""
     from . import aside, statedb, streams
 
-    conn = aside.open_aside(repo)
-    if conn is None:
+    opened = aside.open_to_compare(repo)
+    if opened is None:
         return False
+    conn, vouched = opened
     try:
-        return bool(_aside_moved(repo, conn, streams.list_sources(repo))[0])
+        return bool((_aside_moved if vouched else _unvouched_moved)(repo, conn, streams.list_sources(repo))[0])
     except (HnError, OSError, statedb.sqlite3.Error):
         return True  # (it cannot be told: refused, as above)
     finally:
@@ -215,6 +223,45 @@ def _aside_moved(repo: Repo, conn, listing: list) -> tuple[list[Lost], bool]:
         lost = [i for i in lost if i not in (renamed or ())]
         if lost:
             found.append(Lost(ref, head, len(lost), length))
+    return found, left
+
+
+def _unvouched_moved(repo: Repo, conn, listing: list) -> tuple[list[Lost], bool]:
+    """``_aside_moved`` for an aside whose seal does not match (no seal, edited, or copied without
+    its file times): it only names the tips. A tip is noted only when Git shows it to be a memory
+    commit (its tree names ``memory.json``) that no ref of its stream contains, with its sequence
+    and the memories lost counted by Git, never taken from the aside: a made-up tip (a review's
+    planted file) notes nothing. Three git processes for each own ref that changed."""
+    from .renames import replaced
+
+    heads = {s.ref: s.head for s in listing}
+    copies: dict = {}  # (actor, stream) -> the heads of all its refs now, local and accepted
+    for s in listing:
+        copies.setdefault((s.actor, s.stream), set()).add(s.head)
+    git = repo.git.without_lazy_fetch()
+    found, left, renamed = [], False, None
+    for sid, ref, head in conn.execute("SELECT sid, ref, head FROM sources").fetchall():
+        owner = parse_local_ref(ref) if isinstance(ref, str) else None
+        if not owner or not is_oid(head) or not os.path.exists(repo.identity_path(owner[0])):
+            continue
+        if heads.get(ref) == head:
+            left = True
+            continue
+        if git.run(["rev-parse", "--verify", "-q", "--end-of-options", f"{head}^{{commit}}:memory.json"]).returncode:
+            continue  # (no memory commit here: nothing Git shows was lost)
+        proc = git.run(["rev-list", head, "--not", *sorted(copies.get(owner, ())), "--"])
+        count = git.run(["rev-list", "--count", head, "--"])
+        if proc.returncode or count.returncode or not count.stdout.strip().isdigit():
+            continue
+        ids = dict(r for r in conn.execute('SELECT "commit", id FROM chain WHERE sid = ?', (sid,)).fetchall()
+                   if all(isinstance(v, str) for v in r))
+        lost = proc.stdout.decode("ascii", "replace").split()
+        if lost and renamed is None:
+            renamed = replaced(repo)
+        lost = [c for c in lost if ids.get(c) not in (renamed or ())]
+        sequence = int(count.stdout.strip())
+        if lost and 0 < sequence <= MAX_SEQUENCE:
+            found.append(Lost(ref, head, len(lost), sequence))
     return found, left
 
 

@@ -316,6 +316,25 @@ def unsealed_by_metadata(repo: Repo) -> bool:
     return len(was) == len(now) and was[:4] + was[5:] == now[:4] + now[5:]  # (all but the ctime, [4])
 
 
+def sealed_but_metadata(db: str, seal: str) -> bool:
+    """Whether ``seal`` holds ``db``'s seal but for what a ``chmod`` or a copy that keeps file
+    times (``cp -a``, ``rsync -a``) changes: the device, the inode, the change time, and the
+    permission bits of files still closed to others (0600 or less). Its size, modification time
+    and SQLite change counter are the sealed ones. For the set-aside state (``store.aside``),
+    which only ever makes git-hn refuse more: a review's ``chmod -R u+w .git/hn`` unsealed it,
+    it was dropped, and the way out then signed a sequence again. Never a reason to serve a state."""
+    st, seal_st = _lstat(db), _lstat(seal)
+    for s, limit in ((st, MAX_BYTES), (seal_st, 256)):
+        if s is None or not stat.S_ISREG(s.st_mode) or s.st_uid != os.getuid() \
+                or stat.S_IMODE(s.st_mode) & ~0o600 or s.st_size > limit:
+            return False
+    recorded, counter = _read_start(seal, 257), _change_counter(db)
+    if recorded is None or counter is None:
+        return False
+    was, now = recorded.decode("ascii", "replace").rstrip("\n").split(":"), _seal_of(st, counter).split(":")
+    return len(was) == len(now) and was[2:4] + was[5:] == now[2:4] + now[5:]  # (size, mtime, counter)
+
+
 def write_seal(repo: Repo) -> None:
     mem, db, seal = paths(repo)
     try:

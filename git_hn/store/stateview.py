@@ -97,7 +97,7 @@ def update(repo: Repo, listing: list, scope: set | None = None):
     A state set aside is compared with every ref first (``rewound.settle``), whatever ``scope``."""
     from .statedb import sqlite3
 
-    rewound.settle(repo)
+    keep = not rewound.settle(repo)  # (kept: not compared, or a loss not noted)
     conn = statedb.open_sealed(repo, readonly=False)
     if conn is not None:
         try:
@@ -108,7 +108,7 @@ def update(repo: Repo, listing: list, scope: set | None = None):
                 if moved:
                     rewound.note(repo, conn, moved)
                 statedb.write_seal(repo)
-            if scope is None:  # (it verified every ref: it knows their tips itself)
+            if scope is None and not keep:  # (it verified every ref: it knows their tips itself)
                 aside.drop(repo)
             return conn
         except ValidationError:
@@ -131,18 +131,19 @@ def update(repo: Repo, listing: list, scope: set | None = None):
         collection = streams.collect(repo, sources, verified=statedb.verified_signatures(repo))
     if scope is not None:  # built for ``scope`` only (callers list only it): the other streams,
         repo.state_behind = True  # if any, wait for the next read
-    return build(repo, collection, full=scope is None, settled=True)
+    return build(repo, collection, full=scope is None, settled=not keep)
 
 
-def build(repo: Repo, collection, with_totals: bool = False, full: bool = True, settled: bool = False):
+def build(repo: Repo, collection, with_totals: bool = False, full: bool = True, settled: bool | None = None):
     """Replace the state with one loaded from a full collection; returns an open connection
     (and, ``with_totals``, the ``state.Totals`` of what was loaded). ``full``: the collection is
     of every ref (the aside then goes: ``store.aside``); ``settled``: the caller compared the
-    aside with the refs already (else it is compared here, before anything can forget it)."""
+    aside with the refs already (``rewound.settle``'s answer: False keeps it), else (None) it is
+    compared here, before anything can forget it."""
     from .statedb import sqlite3
 
-    if not settled:
-        rewound.settle(repo)
+    if settled is None:
+        settled = rewound.settle(repo)
     conn, tmp = statedb.create(repo)
     work = progress.storing(len(collection.memories))
     try:
@@ -159,7 +160,7 @@ def build(repo: Repo, collection, with_totals: bool = False, full: bool = True, 
         work.end()
     conn.close()
     conn = statedb.install(repo, tmp)
-    if full:
+    if full and settled:
         aside.drop(repo)
     return (conn, totals) if with_totals else conn
 

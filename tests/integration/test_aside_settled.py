@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from helpers import git, hn, make_repo, read_only, record_id, refs_snapshot
 
@@ -164,3 +167,45 @@ def test_a_state_directory_that_cannot_be_written_refuses_the_record_it_cannot_n
         refused.err
     assert refs_snapshot(repo) == before
     _refused_at(repo, 2)  # (writable again: noted, and refused as any lost tip is)
+
+
+def _fork_free(repo, parent_of_tip=2) -> None:
+    """The error line's way out, then ``record``: refused at the lost tip's sequence."""
+    ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    git(repo, "update-ref", ref, git(repo, "rev-parse", f"{ref}^"))
+    _refused_at(repo, parent_of_tip)
+
+
+@pytest.mark.parametrize("mode", ["u+w", "go-rwx"])
+def test_a_chmod_of_the_hn_directory_keeps_the_aside(tmp_path, mode):
+    """A review (S101, finding 1): ``chmod -R u+w .git/hn`` (git-hn's own way out of an unwritable
+    state) changes the aside's change time, so its seal no longer matched; the comparison dropped
+    it unread, and the way out then signed sequence 2 a second time. A seal that differs only by
+    what a chmod changes is the aside's own."""
+    from git_hn.store import statedb
+
+    repo, _ref, _tip, _parent = _setup(tmp_path)
+    subprocess.run(["chmod", "-R", mode, str(Path(repo) / ".git" / "hn")], check=True)
+    assert not statedb.seal_matches(str(_mem(repo) / "state-v0.aside"), str(_mem(repo) / "state-v0.aside-seal"))
+    _fork_free(repo)
+
+
+def test_a_copy_of_the_clone_keeps_the_aside(tmp_path):
+    """S101 finding 1: ``cp -a`` of the clone (another inode, so another seal): in the copy, the
+    way out then record signed sequence 2 again."""
+    repo, _ref, _tip, _parent = _setup(tmp_path)
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(repo), str(copy)], check=True)
+    _fork_free(copy)
+    _fork_free(repo)
+
+
+def test_an_aside_without_its_seal_notes_only_what_git_shows(tmp_path):
+    """S101 finding 1: an aside whose seal does not match (here: removed; or edited, or copied
+    without its file times) was dropped unread. It is compared all the same, but only for a tip
+    Git itself has as a memory commit, counted by Git (a made-up tip notes nothing:
+    ``test_a_planted_aside_without_a_seal_notes_nothing``)."""
+    repo, ref, tip, _parent = _setup(tmp_path)
+    (_mem(repo) / "state-v0.aside-seal").unlink()
+    _fork_free(repo)
+    assert (Path(repo) / ".git" / "hn" / "rewound-v0").read_text() == f"{ref} {tip} 1 2\n"
