@@ -120,11 +120,13 @@ def moved_off(conn, changes: list, removed: list[str]) -> list[tuple]:
 # a state set aside because it disagreed with Git (``store.aside``): its tips, compared
 
 
-def settle(repo: Repo) -> bool:
+def settle(repo: Repo, refuse: bool = False) -> bool:
     """Under the state's exclusive lock: note each own stream ref the aside knew that no longer
     contains the tip it recorded, then drop the aside once no such ref is left at its recorded tip.
     Returns whether a state that verified every ref may drop it too: False while it is kept
-    because it could not be read or compared. One ``lstat`` when there is none; else
+    because it could not be read or compared, or a loss it found could not be noted (a review: the
+    aside was dropped all the same, and the next record signed a sequence again); ``refuse`` (an
+    append) then raises the refusal, saying what to fix. One ``lstat`` when there is none; else
     one listing of every memory ref, and one ``git merge-base --is-ancestor`` for each own ref
     that changed (for an aside not vouched for, ``_unvouched_moved``'s three processes)."""
     from . import aside
@@ -149,10 +151,42 @@ def settle(repo: Repo) -> bool:
     finally:
         conn.close()
     if found:
-        record(repo, found)  # (raises nothing: a record that cannot be written leaves it unsaid)
+        try:
+            _write(repo, _merged(repo, read(repo), found))
+        except (HnError, OSError) as exc:
+            if refuse:
+                raise _unnotable(repo, exc) from None
+            return False  # (kept: the next append refuses until it can be noted)
     if not left:
         aside.drop(repo)
     return True
+
+
+def _unnotable(repo: Repo, exc: BaseException) -> LocalStateError:
+    """The refusal of an append whose stream's loss the record (``rewound-v0``) cannot note."""
+    import shlex
+    import stat
+
+    from ..errors import chmod_way_out
+    from .private import cause
+
+    where = path(repo)
+    try:
+        st = os.lstat(where)
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        why = "it is a directory" if stat.S_ISDIR(st.st_mode) else "it is not a regular file"
+        fix = f"remove it (rm -r {shlex.quote(where)}: git-hn writes a file there)"
+    elif st is not None and stat.S_IMODE(st.st_mode) & ~0o600:
+        why = f"its mode {stat.S_IMODE(st.st_mode):04o} lets others read or change it"
+        fix = f"close it to others (chmod 600 {shlex.quote(where)})"
+    else:
+        why = cause(exc) if isinstance(exc, OSError) else "it cannot be replaced"
+        fix = chmod_way_out(repo.hn_dir, repo.hn_dir, recursive=True)
+    return LocalStateError(f"your own memory stream moved off a tip that git-hn verified, and the record of "
+                           f"lost streams, {where}, cannot be written to note it ({why}); nothing was signed: "
+                           f"{fix}, then run the command again")
 
 
 def settle_now(repo: Repo) -> None:
@@ -165,7 +199,7 @@ def settle_now(repo: Repo) -> None:
         return
     try:
         with statedb.locked(repo, exclusive=True):
-            settle(repo)
+            settle(repo, refuse=True)
     except statedb.Unwritable:  # (the loss cannot be noted: nothing is signed until it can be)
         if _unnoted(repo):
             from ..errors import chmod_way_out

@@ -209,3 +209,30 @@ def test_an_aside_without_its_seal_notes_only_what_git_shows(tmp_path):
     (_mem(repo) / "state-v0.aside-seal").unlink()
     _fork_free(repo)
     assert (Path(repo) / ".git" / "hn" / "rewound-v0").read_text() == f"{ref} {tip} 1 2\n"
+
+
+@pytest.mark.parametrize("blocker", ["directory", "open file"])
+def test_a_loss_that_cannot_be_noted_keeps_the_aside_and_refuses_the_record(tmp_path, blocker):
+    """A review (S101, finding 2): with ``rewound-v0`` a directory, or a file others may read, the
+    loss could not be noted, yet the aside was dropped, and the next record signed sequence 2 a
+    second time. The record is refused, in one line naming the file and its fix, and the aside
+    kept, through a full rebuild too, until the loss is noted."""
+    repo, ref, _tip, parent = _setup(tmp_path)
+    note = Path(repo) / ".git" / "hn" / "rewound-v0"
+    if blocker == "directory":
+        note.mkdir()
+    else:
+        note.write_text("")
+        note.chmod(0o644)
+    git(repo, "update-ref", ref, parent)
+    assert hn(repo, "memory", "index", "rebuild").code == 0
+    assert (_mem(repo) / "state-v0.aside").exists()
+    before = refs_snapshot(repo)
+    refused = _record(repo)
+    assert refused.code == 1 and len(refused.err.splitlines()) == 1, (refused.out, refused.err)
+    assert f"{note}, cannot be written to note it" in refused.err and "nothing was signed" in refused.err, refused.err
+    fix = f"rm -r {note}" if blocker == "directory" else f"chmod 600 {note}"
+    assert fix in refused.err, refused.err
+    assert refs_snapshot(repo) == before and (_mem(repo) / "state-v0.aside").exists()
+    subprocess.run(fix.split(), check=True)
+    _refused_at(repo, 2)
