@@ -368,7 +368,8 @@ def _merged(repo: Repo, entries: list[Lost], found: list[Lost]) -> list[Lost]:
 
 class Standing(NamedTuple):
     lost: Lost
-    here: bool  # the tip's commit is still in this clone (``git update-ref REF TIP`` restores it)
+    here: bool  # the tip's memory is still in this clone (``git update-ref REF TIP`` restores it)
+    commit_here: bool = False  # (not ``here``) the tip's commit is, only its memory object is gone
 
 
 def standing(repo: Repo, actor: str | None, stream: str | None = None) -> list[Standing]:
@@ -385,12 +386,15 @@ def standing(repo: Repo, actor: str | None, stream: str | None = None) -> list[S
     # (the tip's memory, not only its commit: a tip whose object was lost is no restore: a review)
     present = [i is not None for i in repo.git.without_lazy_fetch().infos_bulk(
         [f"{e.tip}:memory.json" for e in mine], oneshot=True)]
+    missing = [e.tip for e, here in zip(mine, present) if not here]
+    commits = iter([i is not None and i[1] == "commit" for i in repo.git.without_lazy_fetch().infos_bulk(
+        missing, oneshot=True)])  # (what is gone, said by name: a review found "the commit" said of its blob)
     out, back = [], []
     for e, here in zip(mine, present):
         if here and _contained(repo, e):
             back.append(e)
         else:
-            out.append(Standing(e, here))
+            out.append(Standing(e, here, False if here else next(commits)))
     if back:
         _forget(repo, back)
     return out
@@ -423,17 +427,23 @@ def _way(found: list[Standing], mcp: bool = False) -> str:
     """What puts the streams of ``found`` back, or (their tips pruned) what to do instead."""
     refs = {s.lost.ref: s for s in reversed(found)}  # (one entry a ref: its first, ``_merged`` keeps them apart)
     here = [s.lost for s in found if s.here and refs[s.lost.ref] is s]
-    gone = [s.lost for s in found if not s.here]
+    gone = [s for s in found if not s.here]
     parts = []
     if here:
         parts.append(" && ".join(f"git update-ref {e.ref} {e.tip}" for e in here)
                      + f" restores {'it' if len(here) == 1 else 'them'}")
     if gone:
-        e = gone[0]
+        e = gone[0].lost
         other = '"stream": "label:NAME"' if mcp else "--stream label:NAME (or git config hn.stream label:NAME)"
-        parts.append(f"{'its' if len(found) == 1 else 'the'} tip commit {e.tip[:12]} is no longer in this clone (pruned or damaged): "
-                     f"a clone or backup that has it can put it back (git fetch it, then git update-ref {e.ref} "
-                     f"{e.tip}); else record to another stream of yours with {other}")
+        whose = "its" if len(found) == 1 else "the"
+        if gone[0].commit_here:  # (only its memory object is gone: a plain fetch would not send it again)
+            what = (f"{whose} tip commit {e.tip[:12]} is here but its memory object is no longer in this clone "
+                    f"(pruned or damaged): a clone or backup that has it can put it back (git fetch --refetch it, "
+                    f"then git update-ref {e.ref} {e.tip})")
+        else:
+            what = (f"{whose} tip commit {e.tip[:12]} is no longer in this clone (pruned or damaged): a clone or "
+                    f"backup that has it can put it back (git fetch it, then git update-ref {e.ref} {e.tip})")
+        parts.append(f"{what}; else record to another stream of yours with {other}")
     return "; ".join(parts)
 
 

@@ -236,3 +236,14 @@ def test_a_loss_that_cannot_be_noted_keeps_the_aside_and_refuses_the_record(tmp_
     assert refs_snapshot(repo) == before and (_mem(repo) / "state-v0.aside").exists()
     subprocess.run(fix.split(), check=True)
     _refused_at(repo, 2)
+
+
+def test_the_refusal_says_the_memory_object_is_gone_not_the_commit(tmp_path):
+    """S101 finding 7: only the tip's ``memory.json`` blob was gone, yet the line said its tip
+    commit was no longer in this clone (``git cat-file -t`` answered ``commit``)."""
+    repo, ref, tip, parent = _setup(tmp_path)
+    git(repo, "update-ref", ref, parent)
+    refused = _record(repo)
+    assert refused.code == 1 and f"tip commit {tip[:12]} is here but its memory object is no longer" in refused.err, \
+        refused.err
+    assert f"tip commit {tip[:12]} is no longer" not in refused.err and "git fetch --refetch" in refused.err
