@@ -362,10 +362,9 @@ def _connect(db: str, readonly: bool) -> sqlite3.Connection:
     return conn
 
 
-def open_sealed(repo: Repo, readonly: bool) -> sqlite3.Connection | None:
-    """The database if it is safe, sealed, of this version and checker; else None. Of another
-    checker but the same ``content``, it is taken over when opened for writing (the checker
-    recorded anew, the seal renewed); read-only, it is None until then."""
+def _opened(repo: Repo, readonly: bool) -> tuple[sqlite3.Connection, dict] | None:
+    """(the database, its meta) if it is safe, sealed and of this version and object format,
+    else None (``open_sealed``, ``open_unidentified``)."""
     if not safe_dirs(repo) or not sealed(repo):
         return None
     try:
@@ -375,11 +374,21 @@ def open_sealed(repo: Repo, readonly: bool) -> sqlite3.Connection | None:
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     except sqlite3.Error:
-        conn.close()
-        return None
+        meta = {}
     if meta.get("version") != VERSION or meta.get("objectFormat") != repo.object_format:
         conn.close()
         return None
+    return conn, meta
+
+
+def open_sealed(repo: Repo, readonly: bool) -> sqlite3.Connection | None:
+    """The database if it is safe, sealed, of this version and checker; else None. Of another
+    checker but the same ``content``, it is taken over when opened for writing (the checker
+    recorded anew, the seal renewed); read-only, it is None until then."""
+    opened = _opened(repo, readonly)
+    if opened is None:
+        return None
+    conn, meta = opened
     if meta.get("checker") != checker():
         if readonly or meta.get("content") is None or meta.get("content") != content():
             conn.close()
@@ -405,18 +414,11 @@ def open_unidentified(repo: Repo) -> sqlite3.Connection | None:
     whose checker is another and which records no ``content`` (built from fewer than
     ``CONTENT_FROM`` memories), so nothing tells whether the code that wrote it was this one,
     installed anew, or other code; else None. Verify compares it with its re-derivation."""
-    if not safe_dirs(repo) or not sealed(repo):
+    opened = _opened(repo, True)
+    if opened is None:
         return None
-    try:
-        conn = _connect(paths(repo)[1], True)
-    except sqlite3.Error:
-        return None
-    try:
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-    except sqlite3.Error:
-        meta = {}
-    if meta.get("version") != VERSION or meta.get("objectFormat") != repo.object_format \
-            or meta.get("checker") in (None, checker()) or "content" in meta:
+    conn, meta = opened
+    if meta.get("checker") in (None, checker()) or "content" in meta:
         conn.close()
         return None
     return conn
