@@ -57,6 +57,6 @@ def wrapper_mark(template: str) -> str:
     """What a wrapper of ``template`` exports as ``HN_WRAPPER`` (its ``@WRAPPER@``): 16 hex digits
     of the SHA-256 of the template, so a hook run tells a wrapper of this git-hn's text from an
     earlier one's with no file read (an upgrade trial: only ``hooks status`` said so)."""
-    import hashlib
+    from .core.hashing import sha256_hex  # (not hashlib: loading OpenSSL cost every hook run 3 ms)
 
-    return hashlib.sha256(template.encode()).hexdigest()[:16]
+    return sha256_hex(template.encode())[:16]
