@@ -46,7 +46,7 @@ A push that left no note (``git push --no-verify``, a push with nothing to push)
 command line (``/proc/<parent>/cmdline``, one ``tr``: ``git [options] push``, ``git_push``; where
 there is no ``/proc``, ``ps -ww -o args= -p <parent>``) and starts nothing either; where neither
 can say, git-hn runs as for a fetch.
-When git-hn's last import from that remote found every selected stream up to date, it left a *quiet record* for it (``hn/replication/quiet/<that name>``: the remote,
+When git-hn's last import from that remote found every selected stream up to date (or promoted every stream it fetched whole, at the tips the advertisement named), it left a *quiet record* for it (``hn/replication/quiet/<that name>``: the remote,
 its selection file, its URL, the object ID of ``quiet_input``'s bytes and the import's
 advertisement bound, ``hn.syncStallTimeout`` in whole seconds; one per remote, so fetching two
 remotes in turn keeps both quiet). The wrapper then asks Git what git-hn would ask (the URL, the

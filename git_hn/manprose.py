@@ -296,7 +296,8 @@ removes: a deletion brings nothing to import), nor for what
 and
 .B git gc
 do to refs (their transactions move no ref). When the last import from that
-remote found everything up to date, the wrapper asks Git the same questions (the remote's URL
+remote found everything up to date, or brought it up to date (every stream it fetched promoted
+whole), the wrapper asks Git the same questions (the remote's URL
 and memory refs, the accepted refs) and, if the answers and the selection file are exactly what
 that import read, starts no git\\-hn either (the quiet record, one per remote, in
 .BR .git/hn/replication/quiet/ ;

@@ -232,9 +232,9 @@ def _renew_quiet(repo: Repo, remote: str) -> None:
     changed the advertisement the quiet record hashes, so without this the user's next fetch
     would start git-hn only to find the streams just published; the import finds the remote as
     this publication left it and renews the record. With a selection that holds the user's own
-    streams, that import first accepts them back (as the next fetch would) and leaves no record,
-    so it runs once more, which finds everything up to date. Best effort: a failure is the next
-    fetch's to report."""
+    streams, that import first accepts them back (as the next fetch would), which leaves the
+    record when it promoted them whole (``quiet.remember_promoted``); else it runs once more,
+    which finds everything up to date. Best effort: a failure is the next fetch's to report."""
     from ...store import replication as rstate
     from . import sync
 

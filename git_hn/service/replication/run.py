@@ -23,8 +23,8 @@ from ...store import pending as pendingmod
 from ...store import replication as rstate
 from ...store.process import signals_held
 from ...store.quarantine import Quarantine
-from . import advertise, promote, serial, transfer
-from .outcomes import SEAMS, UP_TO_DATE, Outcome, counted, phase, redact, residue, seen_history
+from . import advertise, promote, quiet, serial, transfer
+from .outcomes import SEAMS, Outcome, counted, phase, redact, residue, seen_history
 
 
 _LATER = ("shutil", "...core.dependencies", "...core.projection", "...store.resolver", "...store.state",
@@ -134,16 +134,18 @@ class Import:
         answers: dict = {}
         heads = advertise.accepted_heads(self.repo, self.remote, answers)
         wanted = self._fetch_exact(heads)
+        read = None  # (the advertisement, its other refs and its bound, when it was read)
         if wanted is None:  # an owner is unknown, or that fetch failed: the whole advertisement
-            rstate.forget_quiet(self.repo, self.remote)  # this import decides anew (``_remember_quiet``)
+            rstate.forget_quiet(self.repo, self.remote)  # this import decides anew (``quiet``)
             self.say("advertisement")
             stall = transfer.stall_timeout(self.repo)
             advertised, others = advertise.advertise(self.repo, self.url, self.remote, answers=answers,
                                                      timeout=stall, max_streams=self.sel.max_streams)
+            read = (advertised, others, stall)
             self.advertised_refs = advertise.AdvertisedRefs(advertised)
             wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
             if not wanted:
-                self._remember_quiet(answers, stall)
+                quiet.remember(self, answers, stall)
         if not wanted:
             # every selection is up to date: no transaction, no receipt. Fetched by name, the
             # sync leaves the remote's quiet record as it was: it read no advertisement to renew
@@ -226,21 +228,8 @@ class Import:
                 except HnError:
                     if not self.result.import_error:
                         raise residue("quarantine cleanup failed", self.remote) from None
-
-    def _remember_quiet(self, answers: dict, stall: float) -> None:
-        """After an advertisement that left nothing to fetch and no selector failed: the quiet
-        record (``rstate.write_quiet``), so that the fetch hook's wrapper starts no git-hn while
-        Git's answers and the selection stay exactly these, and asks its question within
-        ``stall`` seconds, as the advertisement did. Best effort."""
-        listing, advertised = answers.get("listing"), answers.get("advertisement")
-        if listing is None or advertised is None or self.selection_bytes is None \
-                or self.recover_shallow or self.interrupt_after is not None \
-                or any(o.status not in ("skipped", UP_TO_DATE) for o in self.result.outcomes):
-            return
-        try:
-            rstate.write_quiet(self.repo, self.remote, self.url, advertised, listing, self.selection_bytes, stall)
-        except (HnError, OSError):
-            pass
+        if read is not None:  # every stream promoted whole: the next fetch that brings none starts no
+            quiet.remember_promoted(self, answers, read[2], read[0], read[1])  # git-hn (``quiet``)
 
     def _fetch_exact(self, heads) -> list[Outcome] | None:
         """When every selected stream's owner is known (``advertise.exact_owners``), fetch exactly
