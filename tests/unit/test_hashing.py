@@ -34,3 +34,21 @@ def test_hashlib_takes_over_after_enough_bytes_or_one_large_input(monkeypatch):
     big = b"z" * (hashing._LARGE + 1)
     assert hashing.sha1(big).hexdigest() == hashlib.sha1(big).hexdigest()
     assert hashing._hashlib is hashlib
+
+
+def test_a_large_object_s_id_is_hashed_by_hashlib(monkeypatch):
+    """``object_id`` chose its implementation for an empty input, so a large object (the fetch
+    hook's quiet record hashes the whole advertisement and accepted-ref listing: 2 MB at 5,000
+    streams) was always hashed by the slow built-in; a small one still is by the built-in."""
+    monkeypatch.setattr(hashing, "_hashlib", None)
+    monkeypatch.setattr(hashing, "_hashed", 0)
+    small = b"s" * 100
+    for fmt, name in (("sha1", "sha1"), ("sha256", "sha256")):
+        want = hashlib.new(name, b"blob %d\x00" % len(small) + small).digest()
+        assert hashing.object_id("blob", small, fmt) == want
+    assert hashing._hashlib is None
+    big = b"b" * (hashing._LARGE + 1)
+    for fmt, name in (("sha1", "sha1"), ("sha256", "sha256")):
+        want = hashlib.new(name, b"blob %d\x00" % len(big) + big).digest()
+        assert hashing.object_id("blob", big, fmt) == want
+    assert hashing._hashlib is hashlib
