@@ -857,3 +857,26 @@ def test_an_import_that_left_a_stream_behind_leaves_no_quiet_record(team, how):
     team.moved_fetch()
     assert team.runs() == runs + 3
     assert hn(team.b, "memory", "index", "verify").code == 0
+
+
+def test_a_readers_clone_gets_an_empty_list_of_published_anchors_without_the_state(team, tmp_path):
+    """A clone with no identity and no stream of its own gave the remote nothing and has nothing
+    of its own accepted back: the fetch hook writes an empty list of published anchors without
+    opening the state (before, it loaded and opened the state on every run that imported, and
+    wrote no list at all when the state could not answer, so a later force-pushed ref of the
+    same fetch started git-hn's check for nothing)."""
+    team.record("first")
+    reader = tmp_path / "reader"
+    git(tmp_path, "clone", "-q", str(team.remote), str(reader))
+    assert hn(reader, "replication", "select", "origin", "--all").code == 0
+    assert hn(reader, "hooks", "install").code == 0
+    published = reader / ".git" / "hn" / "replication" / "published" / "b3JpZ2lu"
+    for step in ("imports", "finds it up to date, the state gone"):
+        git(team.a, "commit", "-q", "--allow-empty", "-m", "moves main")
+        _push(team.a, "origin", "main")
+        proc = subprocess.run(["git", "fetch", "origin"], cwd=reader, capture_output=True, text=True)
+        assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
+        assert git(reader, "for-each-ref", "refs/hn/remotes/origin/memory/")  # imported
+        assert published.read_text() == "hn-published/0\n", step
+        shutil.rmtree(reader / ".git" / "hn" / "memory", ignore_errors=True)  # (the state cannot answer)
+        shutil.rmtree(reader / ".git" / "hn" / "replication" / "quiet")  # (git-hn runs again)
