@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+PUBLISHER = "publish"  # internal: ``git hn hooks run publish REMOTE``, the background publication
+
 
 def git_hn_path() -> str:
     """The git-hn executable the wrappers (and the background publisher) run: the one on PATH."""

@@ -71,13 +71,16 @@ def hooks_run_command(args: list[str], data: bytes, mark: str | None = None) -> 
     if mark is None:
         mark = os.environ.pop("HN_WRAPPER", "")
 
-    from ..service import hooks
+    # (the hooks' names from the wrappers' texts, not ``service.hooks``: what installs them, ~2 ms
+    # of imports, was loaded by every hook run for two constants)
+    from ..hookpaths import PUBLISHER
+    from ..hookscripts import TEMPLATES
     from ..store.process_tree import is_pid
     from ..store.repo import open_repo
 
-    if not args or args[0] not in (*hooks.HOOKS, hooks.PUBLISHER):
+    if not args or args[0] not in (*TEMPLATES, PUBLISHER):
         raise _no_hook(args)
-    if args[0] == hooks.PUBLISHER and len(args) == 3 and not is_pid(args[2]):
+    if args[0] == PUBLISHER and len(args) == 3 and not is_pid(args[2]):
         # (the push's process ID, as ``background`` gives it: "²" or 20 digits was an internal error)
         raise UsageError(f"{HOOKS_RUN_USAGE}; the publisher's last argument is the push's process ID (git hn hooks "
                          "run is what the installed hooks run)")
@@ -91,11 +94,11 @@ def hooks_run_command(args: list[str], data: bytes, mark: str | None = None) -> 
                          "pre-push hook sets it to its git push's; unset it to run the hook by hand (nothing was "
                          "published)")
     repo = open_repo()
-    if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
+    if args[0] == PUBLISHER and len(args) in (2, 3):
         from ..service import hook_runs
 
         return hook_runs.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")
-    if args[0] in hooks.HOOKS and _earlier(args[0], mark):
+    if args[0] in TEMPLATES and _earlier(args[0], mark):
         from ..service.hook_hints import earlier_wrapper
 
         said = earlier_wrapper(repo, args[0])  # (a wrapper of this git-hn's text reads no file)

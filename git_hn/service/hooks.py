@@ -22,6 +22,7 @@ from contextlib import contextmanager
 
 from ..core import hashing
 from ..errors import HnError, InputError
+from ..hookpaths import PUBLISHER
 from ..store.repo import Repo
 from .hook_calls import calls_git_hn, loops_back, pre_commit_script, rechainable, skips_pre_commit
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, in_this_worktree, locate, make_absolute,
@@ -31,7 +32,6 @@ from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, in_this_worktr
 __all__ = ["HOOKS", "PUBLISHER", "Location", "locate", "install", "uninstall", "status_lines",
            "selection_hint", "wrappers_here", "wrapper_text", "shared_hooks_path"]
 
-PUBLISHER = "publish"  # internal: ``git hn hooks run publish REMOTE``, the background publication
 
 
 def wrapper_text(name: str, executable: str | None = None) -> bytes:

@@ -96,3 +96,39 @@ def test_a_sync_of_a_few_memories_hashes_without_loading_openssl(tmp_path):
     assert "git_hn.service.replication.renamed" in loaded  # (the URL was recorded: this sync imported)
     assert mid in hn(bob, "memory", "show", mid).out
     assert {"hashlib", "_hashlib"}.isdisjoint(loaded), sorted(m for m in loaded if "hash" in m)
+
+
+def test_the_fetch_hook_s_import_loads_neither_the_installer_nor_the_state_in_a_readers_clone(tmp_path):
+    """Every fetch that starts git-hn runs ``hooks run reference-transaction``: it loaded the
+    hooks' installer (``service.hooks``, ~2 ms) for the hooks' names, and in a clone with no
+    identity and no stream of its own the state's modules for a list of published anchors that
+    is empty there (``tracked._own_anchors``)."""
+    import os
+
+    from git_hn.hookpaths import wrapper_mark
+    from git_hn.hookscripts import TEMPLATES
+    from helpers import git, shared_remote
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "alice's decision").code == 0
+    assert hn(alice, "sync").code == 0
+    reader = tmp_path / "reader"
+    git(tmp_path, "clone", "-q", git(bob, "remote", "get-url", "origin"), str(reader))
+    assert hn(reader, "replication", "select", "--all").code == 0
+    head = git(reader, "rev-parse", "origin/HEAD")
+    line = f"{'0' * 40} {head} refs/remotes/origin/probe\n".encode()
+    # (as the installed wrapper runs it: its mark says it is this git-hn's)
+    env = {**_isolated(), "HN_HOOK_ACTIVE": "1", "HN_WRAPPER": wrapper_mark(TEMPLATES["reference-transaction"])}
+    for step in ("imports", "finds nothing new"):  # (the first promotes: that takes the state)
+        proc = subprocess.run([sys.executable, "-S", "-c", PROBE, "hooks", "run", "reference-transaction",
+                               "committed"], cwd=reader, capture_output=True, timeout=120, input=line, env=env)
+        assert proc.returncode == 0, proc.stderr[-500:]
+        loaded = set(json.loads(proc.stderr.decode().rsplit("\n", 1)[1]))
+        assert "git_hn.service.replication.run" in loaded, step  # (the import ran)
+        assert git(reader, "for-each-ref", "refs/hn/remotes/origin/memory/")
+        for quiet in (reader / ".git" / "hn" / "replication" / "quiet").iterdir():
+            quiet.unlink()  # (the next run imports again)
+    assert os.path.exists(reader / ".git" / "hn" / "replication" / "published")
+    assert {"git_hn.service.hooks", "git_hn.store.stateview"}.isdisjoint(loaded), \
+        sorted(m for m in loaded if m in ("git_hn.service.hooks", "git_hn.store.stateview"))
