@@ -33,6 +33,12 @@ if TYPE_CHECKING:  # only for annotations: Repo.pending() loads this module
     from .repo import Repo
 
 RECEIPT_MAX = 16 << 20
+
+
+def bound_text() -> str:
+    """``RECEIPT_MAX`` in words ("16 MiB")."""
+    n = RECEIPT_MAX
+    return f"{n >> 20} MiB" if n >= 1 << 20 and not n % (1 << 20) else f"{n} bytes"
 _TXN = re.compile(r"txn-[A-Za-z0-9-]{1,124}")
 
 
@@ -374,17 +380,47 @@ def _encoded(doc: dict, ids: int) -> bytes:
 
 def write_anchor(repo: Repo, txn: str, remote: str, pending: list[str]) -> None:
     doc = {"version": 1, "id": txn, "remote": remote, "pendingObjects": list(pending)}
-    private.write_private(repo.hn_dir, anchor_path(repo, txn), _encoded(doc, len(pending)))
+    _write_record(repo, anchor_path(repo, txn), _encoded(doc, len(pending)))
 
 
-def write_receipt(repo: Repo, txn: str, remote: str, state: str, outcomes: list, promotions: list,
-                  pending: list[str], accepted: list[str]) -> None:
+def receipt_bytes(txn: str, remote: str, state: str, outcomes: list, promotions: list,
+                  pending: list[str], accepted: list[str]) -> bytes:
+    """A receipt's file, as ``write_receipt`` writes it (§9.14)."""
     doc = {"version": 2, "id": txn, "remote": remote, "state": state, "outcomes": outcomes or None}
     if promotions:
         doc["promotions"] = promotions
     doc["pendingObjects"] = list(pending)
     doc["acceptedObjects"] = list(accepted)
-    private.write_private(repo.hn_dir, receipt_path(repo, txn), _encoded(doc, len(pending) + len(accepted)))
+    return _encoded(doc, len(pending) + len(accepted))
+
+
+def write_receipt(repo: Repo, txn: str, remote: str, state: str, outcomes: list, promotions: list,
+                  pending: list[str], accepted: list[str]) -> None:
+    _write_record(repo, receipt_path(repo, txn),
+                  receipt_bytes(txn, remote, state, outcomes, promotions, pending, accepted))
+
+
+def _write_record(repo: Repo, path: str, data: bytes) -> None:
+    """Write a receipt or an anchor, never one larger than ``_read_json`` reads (a review: a sync
+    of 84,000 memories wrote a 19 MB receipt, and every later read refused it, for good). The
+    promotion plans its transactions so that this never refuses (``service.replication.groups``); a guard."""
+    if len(data) > RECEIPT_MAX:
+        raise LocalStateError(f"replication record {path} would be {len(data)} bytes, over the "
+                              f"{bound_text()} bound of a receipt")
+    private.write_private(repo.hn_dir, path, data)
+
+
+def oid_bytes(oid_len: int) -> int:
+    """The bytes one object ID of ``oid_len`` hex digits adds to a receipt's or an anchor's
+    array (``    "<oid>",\n``)."""
+    return oid_len + 8
+
+
+def element_bytes(value) -> int:
+    """At least the bytes ``value`` adds as an element of one of a receipt's arrays (an outcome,
+    a promotion): its indented text with each line four spaces deeper, and a comma."""
+    text = canonical.indented(value)
+    return len(text) + 4 * text.count(b"\n") + 1
 
 
 def remove_anchor(repo: Repo, txn: str) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 
-from ...core.dependencies import exact_needs
 from ...core.grammar import accepted_ref
 from ...errors import ConflictError, HnError, Interrupted
 from ...store import pending as pendingmod
@@ -80,24 +79,41 @@ def unfinished(repo, remote: str) -> bool:
 
 
 def accept(run, promotable: list) -> None:
-    """§9.10–§9.12 for the promotable outcomes, in the contract's order, with its crash seams."""
-    from . import partial, serial, shallow
+    """§9.10–§9.12 for the promotable outcomes, in the contract's order, with its crash seams:
+    in one transaction, or, when their objects do not fit one receipt, in several, each of
+    whole streams in (kind, id) order and each complete before the next begins (``groups``).
+    The crash seams stop the last of them (earlier ones are complete then). The quarantine is
+    removed once the last one's objects are copied."""
+    from . import groups as groupsmod
+
+    planned = groupsmod.plan(run, promotable)
+    if not planned:
+        return  # (every stream failed: too large for any receipt)
+    accepted: set = set()  # what the transactions of this sync accepted so far (``reconcile``)
+    for i, group in enumerate(planned):
+        txn = run.q.txn if i == 0 else groupsmod.new_txn()
+        _accept_group(run, group, txn, i == len(planned) - 1, accepted)
+
+
+def _accept_group(run, group, txn: str, last: bool, accepted: set) -> None:
+    """One transaction: ``group``'s streams, under ``txn``."""
+    from . import groups as groupsmod
+    from . import serial, shallow
 
     repo, q, remote = run.repo, run.q, run.remote
-    promotions = _promotions(remote, promotable)
-    # the objects this transaction accepts: reachable from the promoted roots, not from the
-    # accepted tips they continue (those were accepted before)
-    accepted_objs = {oid for o in promotable for oid in (o.reachable or ())}
-    # and of the objects fetched for memories' dependencies (recovered anchors, a partial clone's
-    # files and a treeless one's folders on their paths), those a promoted memory names: a stream
-    # that stops, or fails, names none of the rest
-    # (CONTRACT §9.10; a review found a file only an unpromoted memory named copied)
-    needed = {oid for o in promotable for oid in exact_needs(o.memories or ())}
-    extra, new_shallow = shallow.extra_objects(run, needed)
-    accepted_objs = sorted(accepted_objs | set(extra) | partial.trees_for(run, promotable))
+    promotable = group.streams
+    promotions = groupsmod.promotions(remote, promotable)
+    accepted_objs = group.objects
     pending = run.absent_from_main(accepted_objs)
-    txn = q.txn
-    outcomes = [o.to_json() for o in run.result.sorted_outcomes(current=False) if o.kind == "memory" and o.status != "up-to-date"]
+    outcomes = groupsmod.outcomes_of(run, group)
+    validated = rstate.receipt_bytes(txn, remote, "validated", outcomes, promotions, pending, accepted_objs)
+    if len(validated) > rstate.RECEIPT_MAX:  # (``groups.plan`` keeps it within: a guard, before any write)
+        raise phase("validated transaction recording", remote)
+
+    def residue_seam(step: str, what: str) -> None:
+        if last:
+            run.residue_seam(step, what)
+
     # a stopping signal (Ctrl-C, SIGTERM) is held across the two steps that leave pending state
     # which denies every read until a sync repairs it (§9.17): from the anchor to its receipt,
     # and from the ref transaction to the completion receipt. A stop lands before or after them,
@@ -107,7 +123,7 @@ def accept(run, promotable: list) -> None:
             rstate.write_anchor(repo, txn, remote, pending)
         except (HnError, OSError):
             raise phase("pending acceptance anchoring", remote) from None
-        run.residue_seam("after-pending-anchor", "interrupted after pending anchor before object copy")
+        residue_seam("after-pending-anchor", "interrupted after pending anchor before object copy")
         try:
             rstate.write_receipt(repo, txn, remote, "validated", outcomes, promotions, pending, accepted_objs)
         except (HnError, OSError):
@@ -120,16 +136,18 @@ def accept(run, promotable: list) -> None:
         except (OSError, HnError):
             raise phase("object copy", remote) from None
     repo.git.close()  # a fresh batch process sees the new pack
-    shallow.add_shallow(repo, new_shallow)
+    shallow.add_shallow(repo, group.shallow)
     missing = first_missing(repo, accepted_objs, adopted)
     if missing is not None:
         raise residue(f"object verification failed at {missing}", remote)
-    run.residue_seam("after-object-copy", "interrupted after object copy")
-    try:
-        q.remove()
-    except HnError:
-        raise residue("quarantine cleanup failed", remote) from None
-    run.residue_seam("before-promotion", "interrupted immediately before accepted-ref transaction")
+    run.known_main.update(dict.fromkeys(pending, True))  # (a later group's objects are asked anew)
+    residue_seam("after-object-copy", "interrupted after object copy")
+    if last:
+        try:
+            q.remove()
+        except HnError:
+            raise residue("quarantine cleanup failed", remote) from None
+    residue_seam("before-promotion", "interrupted immediately before accepted-ref transaction")
     rebased = _rebased(run, promotable)
     with signals_held():  # (see above: the ref transaction to the completion receipt)
         updates = _updates(promotions) + [f"update {r.ref} {r.tip} {r.old}" for r in rebased]
@@ -153,8 +171,9 @@ def accept(run, promotable: list) -> None:
             if not o.prefix:  # a stream promoted up to a missing dependency stays failed
                 o.status = "promoted"
         if rebased:
-            run.result.rebased = rebased
-        run.result.promoted = n = len(promotable)
+            run.result.rebased = [*run.result.rebased, *rebased]
+        n = sum(getattr(o, "last", True) for o in promotable)  # (a stream promoted in parts: once)
+        run.result.promoted += n
         if rstate.loose_refs_written(repo, len(promotions)) >= PACK_REFS_FROM:
             # as many loose ref files as that, written by this promotion or by earlier ones since
             # git-hn last packed, make every later listing of refs slow (each is a file to read:
@@ -174,12 +193,12 @@ def accept(run, promotable: list) -> None:
         index_refresh.after_ref_change(repo)
         try:
             shallow.release(repo, [m.commit for o in promotable for m in o.memories])
-            run.seam("before-completion-receipt")
+            if last:
+                run.seam("before-completion-receipt")
         except Interrupted:
             run.seam_error = completion_failed(n, remote).message
             raise
-        outcomes = [o.to_json() for o in run.result.sorted_outcomes(current=False)
-                    if o.kind == "memory" and o.status != "up-to-date"]
+        outcomes = groupsmod.outcomes_of(run, group)
         try:
             rstate.write_receipt(repo, txn, remote, "complete", outcomes, promotions, pending, accepted_objs)
         except (HnError, OSError):
@@ -189,9 +208,12 @@ def accept(run, promotable: list) -> None:
         except OSError as exc:
             raise PhaseError(f"replication promotion succeeded for {n} selection(s), but completed "
                              f"pending-anchor cleanup failed for remote {remote}: {exc.strerror}") from None
-        reconcile(repo, remote, txn, set(accepted_objs), n)
+        accepted.update(accepted_objs)
+        reconcile(repo, remote, txn, accepted, n)
         pendingmod.remember_completed(repo, run.nothing_pending, txn)
         repo.forget_pending()
+        if not last:  # (the next group's transaction is remembered from here)
+            run.nothing_pending = pendingmod.nothing_pending_files(repo)
 
 
 def _rebased(run, promotable: list) -> list:
@@ -251,16 +273,6 @@ def first_missing(repo, oids: list[str], adopted: list[list[str]]) -> str | None
     return None
 
 
-def _promotions(remote: str, outcomes: list) -> list[dict]:
-    promotions = []
-    for o in sorted(outcomes, key=lambda o: (o.kind, o.id)):
-        p = {"ref": accepted_ref(remote, o.actor, o.id), "newOid": o.advertised}
-        if o.old:
-            p["oldOid"] = o.old
-        promotions.append(p)
-    return promotions
-
-
 def _updates(promotions: list[dict]) -> list[str]:
     """The ref transaction's lines for ``promotions``, in ref order."""
     return [f"update {p['ref']} {p['newOid']} {p['oldOid']}" if "oldOid" in p
@@ -286,7 +298,9 @@ def prepare(run, wanted: list) -> None:
            "GIT_ALTERNATE_OBJECT_DIRECTORIES": objects + (":" + inherited if inherited else "")}
     from . import serial
 
-    updates = _updates(_promotions(run.remote, alive))
+    from .groups import promotions
+
+    updates = _updates(promotions(run.remote, alive))
     try:
         run.prepared = run.repo.git.prepare(updates, env=env)
     except HnError:

@@ -1,0 +1,230 @@
+"""The transactions a promotion is made of (CONTRACT §9.10–§9.14, §9.17; git-hn, f115).
+
+A receipt lists every object its transaction accepts, and every reader refuses a receipt or an
+anchor over 16 MiB (``store.replication.RECEIPT_MAX``): a sync that accepted about 84,000
+memories at once wrote a 19 MB receipt, and from then on every read of that clone failed. So
+before anything is written, the promotable streams are planned into groups, each of whole
+streams in (kind, id) order, each one complete transaction whose ``validated`` receipt (the
+largest of its records: the ``complete`` one only says ``promoted`` for ``promotable``, the
+anchor lists its pending objects alone) fits the bound. One group is the contract's one
+transaction. A stream whose own objects do not fit one receipt is promoted in parts of its
+verified chain, each part one transaction moving its accepted ref further up the chain
+(``_parts``, as ``Import.truncate`` ends a stream early), its outcome ``promoted`` with the
+last.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from ...core.dependencies import exact_needs
+from ...core.grammar import accepted_ref
+from ...store import replication as rstate
+from .outcomes import UP_TO_DATE
+
+SLACK = 256  # bytes: the keys and brackets a receipt's arrays add when they are not empty
+
+
+class Group(NamedTuple):
+    streams: list  # the outcomes it promotes (or parts of one: ``Part``), in (kind, id) order
+    objects: list  # the objects it accepts, sorted
+    shallow: list  # commits recovered by --recover-shallow that become shallow boundaries
+    listed: frozenset  # the (kind, id) of the outcomes its receipts list
+
+
+def new_txn() -> str:
+    """A transaction ID of the same shape as a quarantine's (``store.quarantine.Quarantine``)."""
+    return "txn-" + os.urandom(12).hex()
+
+
+def outcomes_of(run, group: Group) -> list[dict]:
+    """The receipt's outcomes for ``group`` (§9.14: in (kind, id) order), as they stand now."""
+    return [o.to_json() for o in run.result.sorted_outcomes(current=False)
+            if o.kind == "memory" and o.status != UP_TO_DATE and (o.kind, o.id) in group.listed]
+
+
+def promotions(remote: str, streams: list) -> list[dict]:
+    out = []
+    for o in sorted(streams, key=lambda o: (o.kind, o.id)):
+        p = {"ref": accepted_ref(remote, o.actor, o.id), "newOid": o.advertised}
+        if o.old:
+            p["oldOid"] = o.old
+        out.append(p)
+    return out
+
+
+def plan(run, promotable: list, bound: int | None = None) -> list[Group]:
+    """The groups that promote ``promotable``, in order; nothing is written. A stream that
+    cannot be promoted within the bound even in parts fails (``over-budget``) and is left out."""
+    bound = rstate.RECEIPT_MAX if bound is None else bound
+    per_oid = rstate.oid_bytes(run.repo.oid_hex_len)
+    streams = sorted(promotable, key=lambda o: (o.kind, o.id))
+    ids = {(o.kind, o.id) for o in streams}
+    others = [o for o in run.result.sorted_outcomes(current=False)
+              if o.kind == "memory" and o.status != UP_TO_DATE and (o.kind, o.id) not in ids]
+    fixed = len(rstate.receipt_bytes(new_txn(), run.remote, "validated", [], [], [], [])) + SLACK
+    # the outcomes of the streams not promoted go in the first receipt (they accept nothing),
+    # when they take no more than a quarter of it (docs/decisions.md)
+    listed_others = sum(rstate.element_bytes(o.to_json()) for o in others)
+    if listed_others > bound // 4:
+        others, listed_others = [], 0
+    groups: list[Group] = []
+    current: list = []
+    objects: set = set()
+    recovered: list = []
+    used = fixed + listed_others
+
+    def close():
+        nonlocal current, objects, recovered, used
+        if current:
+            listed = {(o.kind, o.id) for o in current}
+            if not groups:
+                listed |= {(o.kind, o.id) for o in others}
+            groups.append(Group(current, sorted(objects), recovered, frozenset(listed)))
+        current, objects, recovered, used = [], set(), [], fixed
+
+    for o in streams:
+        objs, new_shallow = objects_of(run, [o])
+        cost = _cost(run, o, len(objs), per_oid)
+        if fixed + cost > bound:
+            parts = _parts(run, o, bound - fixed, per_oid)
+            if parts is None:
+                _too_large(run, o, fixed + cost, bound)
+                continue
+            close()
+            if not groups:  # (no room for them beside a part)
+                others, listed_others = [], 0
+            for part, part_objs, part_shallow in parts:
+                current, objects, recovered = [part], set(part_objs), list(part_shallow)
+                close()
+            continue
+        if used + cost > bound:
+            if current:
+                close()
+            else:  # the first stream leaves no room for the others' outcomes
+                others, listed_others, used = [], 0, fixed
+        current.append(o)
+        objects |= objs
+        recovered += [c for c in new_shallow if c not in recovered]
+        used += cost
+    close()
+    return groups
+
+
+def _cost(run, o, n_objects: int, per_oid: int) -> int:
+    """At most the bytes ``o`` adds to a ``validated`` receipt: its outcome, its promotion, and
+    its objects twice (accepted, and pending at most all of them)."""
+    return (rstate.element_bytes(o.to_json()) + rstate.element_bytes(promotions(run.remote, [o])[0])
+            + 2 * n_objects * per_oid)
+
+
+def objects_of(run, streams: list) -> tuple[set, list]:
+    """(the objects promoting ``streams`` accepts, the recovered commits that become shallow
+    boundaries): reachable from their new tips and not from the tips they continue, and of the
+    objects fetched for memories' dependencies (recovered anchors, a partial clone's files and a
+    treeless one's folders on their paths), those a promoted memory names: a stream that stops,
+    or fails, names none of the rest (CONTRACT §9.10; a review found a file only an unpromoted
+    memory named copied)."""
+    from . import partial, shallow
+
+    objs = {oid for o in streams for oid in (o.reachable or ())}
+    needed = {oid for o in streams for oid in exact_needs(o.memories or ())}
+    extra, new_shallow = shallow.extra_objects(run, needed)
+    return objs | set(extra) | partial.trees_for(run, streams), new_shallow
+
+
+def _too_large(run, o, size: int, bound: int) -> None:
+    """A stream that cannot be promoted within the bound even in parts of its chain: one
+    memory's objects alone do not fit, or the chain cannot be cut (read the slow way, or to be
+    rebased with ``--rebase``)."""
+    o.fail("over-budget", f"selection memory {o.id} cannot be accepted: its receipt would be {size} bytes, over "
+           f"the {rstate.bound_text()} bound of a replication receipt (CONTRACT §9.14), and its chain cannot be "
+           "promoted in parts")
+
+
+class Part:
+    """One part of a stream too large for one receipt: its memories from ``base`` to its own
+    tip, promoted as ``Import.truncate`` promotes a stream's first memories. It reads as the
+    outcome (kind, ID, actor, status, fields, measurements) and marks it ``promoted`` only with
+    the last part."""
+
+    def __init__(self, whole, memories: list, walked: list, old: str, base: tuple, reachable: list,
+                 last: bool):
+        self.whole, self.memories, self.walked, self.old, self.base = whole, memories, walked, old, base
+        self.reachable, self.last = reachable, last
+        self.advertised = memories[-1].commit
+        self.rebase = None  # (a stream to be rebased is never cut: ``_parts``)
+
+    def __getattr__(self, name):
+        return getattr(self.whole, name)
+
+    @property
+    def prefix(self) -> int:
+        return self.whole.prefix if self.last else 1  # (an earlier part never marks it promoted)
+
+    @property
+    def status(self) -> str:
+        return self.whole.status
+
+    @status.setter
+    def status(self, value: str) -> None:
+        if self.last:
+            self.whole.status = value
+
+    def to_json(self) -> dict:
+        return self.whole.to_json()
+
+
+def _parts(run, o, room: int, per_oid: int) -> list | None:
+    """``o`` as consecutive parts of its verified chain, each fitting ``room`` bytes of receipt
+    on its own: [(Part, objects, recovered shallow commits)], or None when one memory alone does
+    not fit (or the chain cannot be cut: a chain read the slow way has no walked commits)."""
+    memories = list(o.memories)
+    walked = list(reversed(o.walked or []))  # root first
+    if len(walked) < len(memories) or not memories or o.rebase is not None:
+        return None
+    walked = walked[len(walked) - len(memories):]  # one per memory (those above a known base)
+    fixed_cost = rstate.element_bytes(o.to_json()) + rstate.element_bytes(promotions(run.remote, [o])[0])
+    per_memory = max(1, 2 * per_oid * len(o.reachable or ()) // len(memories))
+    out = []
+    start, old, base = 0, o.old, o.base
+    while start < len(memories):
+        k = max(1, (room - fixed_cost) // per_memory) if room > fixed_cost else 0
+        while True:
+            if k < 1:
+                return None
+            end = min(len(memories), start + k)
+            reach = _range_objects(run, walked[start:end], old)
+            part = Part(o, memories[start:end], list(reversed(walked[start:end])), old, base, reach,
+                        end == len(memories))
+            objs, recovered = objects_of(run, [part])
+            if fixed_cost + 2 * per_oid * len(objs) <= room:
+                break
+            k //= 2
+        out.append((part, objs, recovered))
+        start, old = end, part.advertised
+        base = (old, base[1] + len(part.memories))
+    return out
+
+
+def _range_objects(run, walked: list, old: str) -> list[str]:
+    """The objects the commits ``walked`` (root first, continuing ``old``) bring, as
+    ``Import.truncate`` lists them."""
+    from ...core.lines import lines_of
+    from . import measure
+
+    objects: list | None = []
+    oid_bytes = run.q.repo.oid_hex_len // 2
+    trees = getattr(run, "prefetched", None) or {}
+    for commit, tree in walked:
+        blobs = measure.memory_blobs(trees.get(tree), oid_bytes)
+        if blobs is None:
+            objects = None
+            break
+        objects += [commit, tree, *blobs]
+    if objects is None:
+        args = ["rev-list", "--objects", "--end-of-options", walked[-1][0]] + (["^" + old] if old else [])
+        listing = run.q.git.run(args)
+        objects = [line.split(" ", 1)[0] for line in lines_of(listing.stdout.decode()) if line]
+    return sorted(set(objects))
