@@ -430,7 +430,39 @@ def remove_anchor(repo: Repo, txn: str) -> None:
         pass
 
 
+class OversizedRecord(LocalStateError):
+    """A receipt or an anchor over ``RECEIPT_MAX``: an earlier git-hn wrote one for a sync of
+    about 84,000 memories or more (f115), and every read refused it. Said with its path and the
+    way out (``store.oversized`` splits it), never as "repair the local replication transaction
+    record"."""
+
+
+def _check_size(path: str) -> None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return  # (read_private says what it is)
+    if stat.S_ISREG(st.st_mode) and st.st_size > RECEIPT_MAX:
+        remote = _remote_named(path)
+        raise OversizedRecord(
+            f"replication record {path} is {st.st_size} bytes, over the {bound_text()} bound of a receipt "
+            "(an earlier git-hn wrote it, for a sync of about 84,000 memories or more), so every memory read "
+            f"refuses it: git hn sync {remote or '<remote>'} splits it into receipts within the bound")
+
+
+def _remote_named(path: str) -> str:
+    """The remote a record names in its first lines (only to word the way out), or ""."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return ""
+    found = re.search(rb'\n  "remote": "([A-Za-z0-9._-]{1,100})",\n', head)
+    return found.group(1).decode("ascii") if found else ""
+
+
 def _read_json(repo: Repo, path: str) -> dict:
+    _check_size(path)
     data = private.read_private(repo.hn_dir, path, max_bytes=RECEIPT_MAX)
     if data is None:
         raise LocalStateError(f"replication state file {path} disappeared")
@@ -607,6 +639,8 @@ def _load_pending(repo: Repo) -> Pending:
     except (HnError, OSError) as exc:
         if isinstance(exc, LocalStateError) and exc.message.startswith(PRIVATE) and \
                 any(what in exc.message for what in UNSAFE_FILE):  # (said with its path, as its directory is)
+            raise
+        if isinstance(exc, OversizedRecord):
             raise
         txn = ""
         m = re.search(r"txn-[A-Za-z0-9-]+", str(exc))

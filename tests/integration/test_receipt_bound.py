@@ -129,3 +129,60 @@ def test_a_stream_too_large_for_one_receipt_is_promoted_in_parts_of_its_chain(tm
     assert moves == len(promotions) and tip == next(iter(_heads(remote, "refs/hn/memory").values()))
     _converged(remote, b, 300)
 
+
+def _oversized_clone(tmp_path, monkeypatch, seam: str = "") -> tuple[Path, Path, Path]:
+    """A clone whose one receipt is over the (lowered) bound, as an earlier git-hn wrote it: the
+    sync ran with the bound as it was (one transaction), then the bound is lowered."""
+    remote, b = _remote(tmp_path, 2, 10, 15)
+    if seam:
+        monkeypatch.setenv("HN_INTERNAL_TESTING", "1")
+        monkeypatch.setenv("HN_TEST_REPLICATION_INTERRUPT_AFTER", seam)
+    assert hn(b, "sync").code == (1 if seam else 0)
+    monkeypatch.delenv("HN_TEST_REPLICATION_INTERRUPT_AFTER", raising=False)
+    (receipt,) = (b / ".git" / "hn" / "replication" / "transactions").iterdir()
+    assert receipt.stat().st_size > BOUND
+    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND)
+    memo = b / ".git" / "hn" / "replication" / "pending-v0.memo"  # (the finding's clone had none)
+    if memo.exists():
+        memo.unlink()
+    return remote, b, receipt
+
+
+@pytest.mark.parametrize("seam", ["", "before-completion-receipt"])
+def test_a_receipt_over_the_bound_is_named_and_the_next_sync_splits_it(tmp_path, monkeypatch, seam):
+    """The finding's clone: every read failed with "state=invalid; recovery=repair the local
+    replication transaction record". The line names the file, the bound and the sync that splits
+    it; the sync splits a ``complete`` receipt (or a ``validated`` one whose refs moved) into
+    receipts within the bound, and everything reads again."""
+    remote, b, receipt = _oversized_clone(tmp_path, monkeypatch, seam)
+    r = hn(b, "memory", "recall", "--include-untrusted", "--json")
+    assert r.code == 1
+    assert f"replication record {receipt} is {receipt.stat().st_size} bytes, over the 49152 bytes bound" in r.err
+    assert "git hn sync origin splits it into receipts within the bound" in r.err
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    assert not receipt.exists()
+    receipts = _receipts(b)
+    assert len(receipts) >= 3 and all(rec["state"] == "complete" for rec in receipts)
+    _converged(remote, b, 300)
+
+
+def test_a_validated_receipt_over_the_bound_whose_refs_never_moved_says_what_to_check(tmp_path, monkeypatch):
+    """Its anchor denies objects no accepted ref reaches: no split keeps that denial, so nothing
+    is changed and the line says what to check and move; done so, a sync converges."""
+    remote, b, receipt = _oversized_clone(tmp_path, monkeypatch, "before-promotion")
+    anchor = b / ".git" / "hn" / "replication" / "anchors" / receipt.name
+    r = hn(b, "sync")
+    assert r.code == 1
+    shown = "$(git rev-parse --git-common-dir)/hn/replication/"
+    assert f"replication record {shown}transactions/{receipt.name} is over the 49152 bytes bound" in r.err
+    assert f"check that no ref you made points at them, then move it and {shown}anchors/{anchor.name} out of the " \
+           "Git directory and run git hn sync origin\n" in r.err
+    assert receipt.exists() and anchor.exists()
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    receipt.rename(aside / "receipt.json")
+    anchor.rename(aside / "anchor.json")
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    _converged(remote, b, 300)

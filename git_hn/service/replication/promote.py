@@ -27,8 +27,13 @@ PACK_REFS_FROM = 512  # accepted refs written (loose) since refs were last packe
 def repair_pending(repo, remote: str) -> None:
     """§9.17: rewrite a ``validated`` receipt from each pending anchor of this remote; an
     anchor whose promotions are already committed (a crash before the ``complete`` receipt) is
-    completed instead, since its objects are then accepted."""
+    completed instead, since its objects are then accepted. First, a receipt over the bound an
+    earlier git-hn wrote for this remote is split into receipts within it (``store.oversized``;
+    one it cannot split safely fails the sync with its line)."""
+    from ...store import oversized
+
     rstate.sweep_records(repo)
+    oversized.split(repo, remote, repo.ref_value)
     try:
         pending = rstate.load_pending(repo)
         if not pending.anchors:
