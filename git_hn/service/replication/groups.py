@@ -6,7 +6,8 @@ memories at once wrote a 19 MB receipt, and from then on every read of that clon
 before anything is written, the promotable streams are planned into groups, each of whole
 streams in (kind, id) order, each one complete transaction whose ``validated`` receipt (the
 largest of its records: the ``complete`` one only says ``promoted`` for ``promotable``, the
-anchor lists its pending objects alone) fits the bound. One group is the contract's one
+anchor lists its pending objects alone) fits the bound, counting each stream's objects and those
+the main store lacks (pending). One group is the contract's one
 transaction. A stream whose own objects do not fit one receipt is promoted in parts of its
 verified chain, each part one transaction moving its accepted ref further up the chain
 (``_parts``, as ``Import.truncate`` ends a stream early), its outcome ``promoted`` with the
@@ -84,9 +85,10 @@ def plan(run, promotable: list, bound: int | None = None) -> list[Group]:
             groups.append(Group(current, sorted(objects), recovered, frozenset(listed)))
         current, objects, recovered, used = [], set(), [], fixed
 
-    for o in streams:
-        objs, new_shallow = objects_of(run, [o])
-        cost = _cost(run, o, len(objs), per_oid)
+    found = [objects_of(run, [o]) for o in streams]
+    known = run.probe_main(sorted({oid for objs, _s in found for oid in objs}))  # (one batch: pending)
+    for o, (objs, new_shallow) in zip(streams, found):
+        cost = _cost(run, o, len(objs), sum(not known[oid] for oid in objs), per_oid)
         if fixed + cost > bound:
             parts = _parts(run, o, bound - fixed, per_oid)
             if parts is None:
@@ -112,11 +114,12 @@ def plan(run, promotable: list, bound: int | None = None) -> list[Group]:
     return groups
 
 
-def _cost(run, o, n_objects: int, per_oid: int) -> int:
-    """At most the bytes ``o`` adds to a ``validated`` receipt: its outcome, its promotion, and
-    its objects twice (accepted, and pending at most all of them)."""
+def _cost(run, o, n_objects: int, n_pending: int, per_oid: int) -> int:
+    """At most the bytes ``o`` adds to a ``validated`` receipt: its outcome, its promotion, its
+    objects (accepted) and those of them the main store lacks (pending: an earlier group's copy
+    only makes them fewer)."""
     return (rstate.element_bytes(o.to_json()) + rstate.element_bytes(promotions(run.remote, [o])[0])
-            + 2 * n_objects * per_oid)
+            + (n_objects + n_pending) * per_oid)
 
 
 def objects_of(run, streams: list) -> tuple[set, list]:
@@ -199,7 +202,8 @@ def _parts(run, o, room: int, per_oid: int) -> list | None:
             part = Part(o, memories[start:end], list(reversed(walked[start:end])), old, base, reach,
                         end == len(memories))
             objs, recovered = objects_of(run, [part])
-            if fixed_cost + 2 * per_oid * len(objs) <= room:
+            known = run.probe_main(sorted(objs))
+            if fixed_cost + per_oid * (len(objs) + sum(not known[oid] for oid in objs)) <= room:
                 break
             k //= 2
         out.append((part, objs, recovered))
