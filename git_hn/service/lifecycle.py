@@ -25,7 +25,7 @@ from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
 from .lineage import line_end
-from .memory import check_actor, check_cited, check_cited_evidence, check_signer, lint
+from .memory import check_actor, check_cited, check_cited_evidence, check_signer, lint, write_hints
 from .requests import RecordFlags, RecordRequest, check_input_anchor, content_from_flags
 
 
@@ -195,11 +195,14 @@ def _stream(repo: Repo, ident, stream: str | None) -> str:
 
 def _append(repo: Repo, ident, draft: Draft, operation: str, target: str, check=None) -> Appended:
     """Append under the target checks, or return the head this request repeats (§7.14). A
-    supersession or retraction holds ``target``'s lock (``_target_locked``) around it."""
+    supersession or retraction holds ``target``'s lock (``_target_locked``) around it. A
+    supersession's hints' questions start once the ref moved (``memory.write_hints``; a retraction
+    or challenge gets neither hint)."""
     check_signer(ident)
     with _target_locked(repo, target) if operation != "challenge" else contextlib.nullcontext():
         result = append(repo, ident, draft, check=check or _target_check(repo, operation, target, ident.actor),
-                        replay=replay_head(ident, draft))
+                        replay=replay_head(ident, draft),
+                        then_ask=write_hints(repo) if operation == "supersede" else ())
     if not result.replayed:
         index_refresh.after_ref_change(repo)
     return result

@@ -80,10 +80,22 @@ def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
     check_cited(repo, [req.record])
     stream = streamchoice.stream_for(repo, ident.actor, req.stream)
     draft = Draft("record", stream, req.record)
-    result = append(repo, ident, draft, replay=replay_head(ident, draft))
+    result = append(repo, ident, draft, replay=replay_head(ident, draft), then_ask=write_hints(repo))
     if not result.replayed:
         index_refresh.after_ref_change(repo)
     return result
+
+
+def write_hints(repo: Repo) -> tuple:
+    """What the hints after a record, handoff or supersede ask Git (``hidden_hint``,
+    ``unpushed.waits_hint``: every caller of ``record`` and ``lifecycle.supersede`` gives both),
+    for ``append`` to start together once the ref moved: four processes ran one after another
+    after the write (issue 11, fixed cost). The remotes only when not asked already."""
+    from ..store.git import PRE_PUSH_QUESTIONS
+    from .unpushed import PUBLISH, TRACKING
+
+    known = getattr(repo, "_remote_names", None) is not None
+    return (() if known else (PRE_PUSH_QUESTIONS[0],)) + (TRACKING, PUBLISH)
 
 
 def check_actor(actor: str | None, ident, where: str = "") -> None:

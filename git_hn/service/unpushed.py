@@ -34,9 +34,10 @@ from ..store.repo import Repo
 # on a loaded 2-core machine a Git process's start alone can take tens of milliseconds, and a hint
 # that goes silent under load would make its tests, and the advice, depend on the hour
 WALK_SECONDS = 0.5
-_TRACKING = ("for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/")
-# (the fetch refspecs too: ``pruned_by_fetch`` reads them from the same answer, no process more)
-_PUBLISH = ("config", "--get-regexp", r"^remote\..*\.(hnpublish|fetch|mirror)$")
+TRACKING = ("for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/")
+# (the fetch refspecs too: ``pruned_by_fetch`` reads them from the same answer, no process more;
+# a record, handoff or supersede starts these once its ref moved: ``memory.write_hints``)
+PUBLISH = ("config", "--get-regexp", r"^remote\..*\.(hnpublish|fetch|mirror)$")
 
 
 def _named_remote(repo: Repo, publish_text: str) -> str | None:
@@ -191,10 +192,10 @@ def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list 
     anchor = env.record.anchor.commit
     git = repo.git
     known = getattr(repo, "_remote_names", None) is not None  # (asked already: not again)
-    for question in (() if known else (PRE_PUSH_QUESTIONS[0],)) + (_TRACKING, _PUBLISH):
+    for question in (() if known else (PRE_PUSH_QUESTIONS[0],)) + (TRACKING, PUBLISH):
         git.ask_early(question)
-    listing = git.run(list(_TRACKING))
-    publish = git.run(list(_PUBLISH))
+    listing = git.run(list(TRACKING))
+    publish = git.run(list(PUBLISH))
     if warnings is not None and publish.returncode == 0:
         risk = pruned_by_fetch(publish.stdout.decode("utf-8", "surrogateescape"))
         if risk:
@@ -253,7 +254,7 @@ def unpushed_evidence(remote: str, commits: list[str], tracked: bool = True) -> 
 
 
 def _mirrors(config: str, remote: str) -> bool:
-    """Whether ``remote.<remote>.mirror`` is true (``config``: ``_PUBLISH``'s answer): a mirror
+    """Whether ``remote.<remote>.mirror`` is true (``config``: ``PUBLISH``'s answer): a mirror
     clone's branches are the remote's own, Git refuses ``git push REMOTE BRANCH`` to it (``--mirror
     can't be combined with refspecs``), and the sync's gate asks the remote itself; no hint (a
     review: the hint gave that refused push for a commit already on the remote)."""
@@ -264,7 +265,7 @@ def _mirrors(config: str, remote: str) -> bool:
 
 def _maps_branches(config: str, remote: str) -> bool:
     """Whether a fetch refspec of ``remote`` maps its branches under ``refs/remotes/<remote>/``
-    (``config``: ``_PUBLISH``'s answer), as the gate asks (``gate.branch_refspecs``): else no
+    (``config``: ``PUBLISH``'s answer), as the gate asks (``gate.branch_refspecs``): else no
     fetch tells this clone what the remote's branches hold (a bare clone, a mirror)."""
     key = f"remote.{remote}.fetch"
     for line in lines_of(config):
@@ -339,7 +340,7 @@ def pruned_by_fetch(config: str) -> str | None:
     (a trial: ``- [deleted] (none) -> refs/hn/memory/…``, and nothing warned); a forcing refspec
     replaces it on any fetch by the remote's older tip. None when no
     refspec maps them, or a negative one (``^refs/hn/*``) keeps them out. ``config``: ``git config
-    --get-regexp``'s lines (``_PUBLISH``'s answer; other keys are passed over)."""
+    --get-regexp``'s lines (``PUBLISH``'s answer; other keys are passed over)."""
     from shlex import quote
 
     mapped: dict[str, str] = {}

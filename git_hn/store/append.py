@@ -354,11 +354,14 @@ def _locked(repo: Repo, actor: str, stream: str, ref: str):
 
 
 def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None,
-           clock=now_timestamp, use_cache: bool = True) -> Appended:
+           clock=now_timestamp, use_cache: bool = True, then_ask=()) -> Appended:
     """Append ``draft`` to ``refs/hn/memory/<actor>/<stream>`` (CONTRACT §4.1, §11(b)).
 
     ``check(position)`` runs the operation's target checks on every attempt; ``replay(position)``
     may return an existing memory to answer instead of appending (§7.14). Both run under the lock.
+    ``then_ask``: read-only Git questions (argument tuples) the caller asks after the write, started
+    as soon as the ref moved (``Git.ask_behind``: they start while the verified state commits and
+    the lock is released; each is asked after the write, so it sees it); none for a replay.
     """
     ref = local_ref(ident.actor, draft.stream)
     seed = ident.seed()
@@ -406,6 +409,8 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
                         last_error = lost_race_error(ref, exc.lock)
                         continue
                     try:
+                        if then_ask:  # (a Git that cannot start raises where they are collected)
+                            repo.git.ask_behind(then_ask)
                         done()
                     finally:
                         stops_after_write.keep(hold)

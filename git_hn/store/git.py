@@ -148,10 +148,18 @@ class Git:
 
     def ask_early(self, args, env: dict | None = None) -> Started:
         """Start one read-only question now; ``run(args, env=env)`` later collects its answer."""
+        if _early_key(args, env) in self._early:  # (asked, not collected: that answer; writes drop them)
+            return self._early[_early_key(args, env)]
         size = self.LISTING_PIPE_BYTES if args and args[0] in self.LISTINGS else 0
         self._early_since = self._early_since if self._early else time.time_ns()  # (``early_since``)
         started = self._early[_early_key(args, env)] = self.spawn(args, env=env, stdout_bytes=size)
         return started
+
+    def ask_behind(self, questions) -> None:
+        """``ask_early`` for ``questions``, each started from a thread of its own (``store.behind``)."""
+        from .behind import ask_behind
+
+        ask_behind(self, questions, lambda q: _early_key(q, None))
 
     def early_since(self) -> int | None:
         """``time.time_ns()`` before the oldest uncollected early question (None: none left)."""

@@ -1,0 +1,155 @@
+"""What a record asks Git after its write (issue 11, fixed cost): the questions of its hints
+(``memory.hidden_hint``, ``unpushed.waits_hint``) are started once the ref moved, from a thread of
+their own (``Git.ask_behind``), each once. None of it may serve an answer from before a change: an answer asked before the write is dropped by it, and every command asks anew.
+
+Real repositories and real Git processes, counted from Git's own trace (``GIT_TRACE2_EVENT``);
+nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from git_hn.errors import GitError
+from git_hn.store import git as gitmod
+from git_hn.store.repo import open_repo
+from helpers import git, hn, hn_proc
+
+QUESTIONS = [["remote"], ["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/"],
+             ["config", "--get-regexp", r"^remote\..*\.(hnpublish|fetch|mirror)$"]]
+
+
+def _timeline(trace: Path) -> list[tuple[float, float, list[str]]]:
+    """(start, exit, argv after ``git -C DIR``) of every Git process that wrote to ``trace``."""
+    runs = {}
+
+    def when(event) -> float:
+        return datetime.fromisoformat(event["time"].replace("Z", "+00:00")).timestamp()
+
+    for name in os.listdir(trace):
+        for line in (trace / name).read_text().splitlines():
+            event = json.loads(line)
+            if event["event"] == "start":
+                argv = event["argv"][1:]
+                while argv[:1] in (["-C"], ["-c"]):
+                    argv = argv[2:]
+                runs[event["sid"]] = [when(event), None, argv]
+            elif event["event"] == "exit" and event["sid"] in runs:
+                runs[event["sid"]][1] = when(event)
+    return sorted(tuple(r) for r in runs.values())
+
+
+def _record(repo, content: str, env: dict | None = None):
+    return hn_proc(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+                   "--content", content, env=env)
+
+
+def test_a_record_asks_its_hints_questions_once_each_after_its_write(inited, tmp_path):
+    """The processes of one record in a 1-memory repository with no remote and no trust policy,
+    pinned: the object reader, ``hn.stream``, the two writers, the stream's listing, then the
+    hints' three questions, each once and each started after the ref transaction ended (so each
+    sees the write). The hints say what they said before."""
+    assert _record(inited, "first").code == 0
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    r = _record(inited, "second", env={"GIT_TRACE2_EVENT": str(trace)})
+    assert r.code == 0, r.err
+    assert "HEAD has no memory trust policy; git hn policy init creates one that trusts whoever runs it" in r.err
+    runs = _timeline(trace)
+    commands = [argv for _s, _e, argv in runs if argv[:3] != ["hn", "memory", "record"]]
+    written = next(e for _s, e, argv in runs if argv[:3] == ["update-ref", "-m", "hn: append memory"])
+    after = [argv for s, _e, argv in runs if s > written and argv != ["rev-parse", "--show-toplevel"]]
+    assert sorted(after) == sorted(QUESTIONS), runs
+    assert all(commands.count(q) == 1 for q in QUESTIONS)
+    assert len(commands) == 9, commands
+
+
+def test_the_questions_are_started_before_the_hints_run(inited):
+    """In the process: once ``record`` returns, the three questions are already started (the
+    hints collect them); a replay writes nothing and starts none."""
+    from git_hn.service import memory
+    from git_hn.service.requests import RecordFlags, request_from_flags
+    from git_hn.service.unpushed import waits_hint
+
+    repo = open_repo(str(inited))
+    try:
+        flags = RecordFlags(kind="decision", at="HEAD", applies="exact", content=["x"])
+        req = request_from_flags(repo, flags)
+        result = memory.record(repo, req)
+        assert not result.replayed
+        assert {key[0] for key in repo.git._early} >= {tuple(q) for q in QUESTIONS}
+        assert memory.hidden_hint(repo, result) is not None
+        assert waits_hint(repo, result, [], []) is None  # (no remote)
+        assert repo.git._early == {}  # (collected, none started twice)
+        again = memory.record(repo, request_from_flags(repo, flags))
+        assert again.replayed and repo.git._early == {}
+    finally:
+        repo.close()
+
+
+def test_a_question_started_after_the_write_sees_it(inited):
+    """``append``'s ``then_ask`` is started once the ref moved: a listing of the stream's ref
+    asked that way answers the new head, never the one before."""
+    from git_hn.core.grammar import local_ref
+    from git_hn.service import memory
+    from git_hn.service.requests import RecordFlags, request_from_flags
+    from git_hn.store import identity
+    from git_hn.store.append import Draft, append
+
+    repo = open_repo(str(inited))
+    try:
+        ident = identity.load_active(repo)
+        req = request_from_flags(repo, RecordFlags(kind="decision", at="HEAD", applies="exact", content=["one"]))
+        first = memory.record(repo, req)
+        question = ("for-each-ref", "--format=%(objectname)", local_ref(ident.actor, first.envelope.stream))
+        repo.git.ask_early(question)  # (asked before the write: the write drops it)
+        req = request_from_flags(repo, RecordFlags(kind="decision", at="HEAD", applies="exact", content=["two"]))
+        second = append(repo, ident, Draft("record", first.envelope.stream, req.record), then_ask=[question])
+        assert repo.git.run(list(question)).stdout.decode().strip() == second.commit != first.commit
+    finally:
+        repo.close()
+
+
+def test_a_remote_added_between_two_records_is_seen(inited):
+    """Every command asks anew: the hint of a record before ``git remote add`` has no remote to
+    name, the next one's does (the trust hint's words for a clone with a remote). A guard: it
+    passes without the early questions too."""
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "a")
+    assert "git hn policy init creates one that trusts whoever runs it (run here, this identity)" in r.err
+    git(inited, "remote", "add", "origin", str(inited))
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "b")
+    assert "a maintainer runs git hn policy init" in r.err
+
+
+def test_an_early_question_asked_twice_starts_one_process(repo, tmp_path, monkeypatch):
+    """``ask_early`` (and ``ask_behind``) of a question already started and not collected starts no
+    second process: the hints ask what the write started."""
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    runner = gitmod.Git(str(repo))
+    try:
+        runner.ask_behind([("remote",), ("config", "--get", "x.y")])
+        runner.ask_early(("remote",))
+        runner.ask_early(("config", "--get", "x.y"))
+        runner.ask_behind([("remote",)])
+        assert runner.run(["remote"]).returncode == 0
+        assert runner.run(["config", "--get", "x.y"]).returncode == 1
+    finally:
+        runner.close()
+    assert sorted(argv for _s, _e, argv in _timeline(trace)) == [["config", "--get", "x.y"], ["remote"]]
+
+
+def test_a_question_started_behind_that_git_cannot_start_fails_as_run_does(tmp_path):
+    """No git on PATH: collecting the answer raises ``run``'s own error; dropping it is silent."""
+    runner = gitmod.Git(str(tmp_path), extra_env={"PATH": str(tmp_path / "nowhere")})
+    runner.ask_behind([("remote",), ("version",)])
+    with pytest.raises(GitError, match="git is not installed or not on PATH"):
+        runner.run(["remote"])
+    runner.forget_early()
+    runner.close()
