@@ -290,7 +290,7 @@ def open_repo(cwd: str | None = None) -> Repo:
     """Discover the repository around ``cwd`` (default: the current directory)."""
     cwd = os.path.abspath(cwd or os.getcwd())
     git = take_early(cwd) or Git(cwd)
-    found = git.found or find(cwd, git.env)
+    found = git.found = git.found or find(cwd, git.env)  # (kept: ``worktree.toplevel`` reads it)
     if found is None:
         proc = git.run(list(DISCOVERY))
         found = lines_of(proc.stdout.decode("utf-8", "surrogateescape"))

@@ -28,10 +28,40 @@ POLICY = ".hn/policy.json"  # as named in messages (relative to the working tree
 
 
 def toplevel(repo: Repo) -> str | None:
-    """The working tree's top directory, or None (a bare repository)."""
+    """The working tree's top directory, or None (a bare repository). Without a Git process when
+    discovery already says it (``_discovered_top``)."""
+    top = _discovered_top(repo)
+    if top is not None:
+        return top
     proc = repo.git.run(["rev-parse", "--show-toplevel"])
     out = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
     return out if proc.returncode == 0 and out else None
+
+
+def _discovered_top(repo: Repo) -> str | None:
+    """What ``git rev-parse --show-toplevel`` prints, when discovery found a ``.git`` directory
+    itself (``store.discover``: no variable steering Git, no linked worktree, no bare repository,
+    not inside a Git directory): the directory holding it, unless the repository's configuration
+    file sets ``core.worktree`` or ``core.bare`` (read from that file alone when Git finds a
+    repository; a record's trust hint started this process after every write: issue 11). None
+    whenever in doubt (a ``-c`` setting, an include, any mention of either key but ``bare =
+    false``): Git answers. Tests compare it with Git's answer in each of these layouts."""
+    found = getattr(repo.git, "found", None)
+    if found is None or any(k in repo.git.env for k in ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")):
+        return None
+    try:
+        with open(os.path.join(found[0], "config"), "rb") as fh:
+            text = fh.read(1 << 16 | 1).decode("utf-8", "replace").lower()
+    except OSError:
+        return None
+    if len(text) > 1 << 16 or "worktree" in text or "include" in text:
+        return None
+    at = text.find("bare")
+    while at >= 0:
+        if text[at + 4:].split("\n", 1)[0].replace(" ", "").replace("\t", "") != "=false":
+            return None
+        at = text.find("bare", at + 4)
+    return os.path.dirname(found[0])
 
 
 def from_top(repo: Repo) -> list[str]:

@@ -1,6 +1,8 @@
 """What a record asks Git after its write (issue 11, fixed cost): the questions of its hints
 (``memory.hidden_hint``, ``unpushed.waits_hint``) are started once the ref moved, from a thread of
-their own (``Git.ask_behind``), each once. None of it may serve an answer from before a change: an answer asked before the write is dropped by it, and every command asks anew.
+their own (``Git.ask_behind``), each once, and the working tree's top is read from discovery when
+Git's own discovery rules say it (``worktree.toplevel``). None of it may serve an answer from
+before a change: an answer asked before the write is dropped by it, and every command asks anew.
 
 Real repositories and real Git processes, counted from Git's own trace (``GIT_TRACE2_EVENT``);
 nothing is mocked.
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from datetime import datetime
 from pathlib import Path
 
@@ -18,7 +21,8 @@ import pytest
 from git_hn.errors import GitError
 from git_hn.store import git as gitmod
 from git_hn.store.repo import open_repo
-from helpers import git, hn, hn_proc
+from git_hn.store.worktree import toplevel
+from helpers import git, hn, hn_proc, make_repo
 
 QUESTIONS = [["remote"], ["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/"],
              ["config", "--get-regexp", r"^remote\..*\.(hnpublish|fetch|mirror)$"]]
@@ -53,7 +57,8 @@ def test_a_record_asks_its_hints_questions_once_each_after_its_write(inited, tmp
     """The processes of one record in a 1-memory repository with no remote and no trust policy,
     pinned: the object reader, ``hn.stream``, the two writers, the stream's listing, then the
     hints' three questions, each once and each started after the ref transaction ended (so each
-    sees the write). The hints say what they said before."""
+    sees the write), and no ``rev-parse --show-toplevel`` (a plain clone: discovery says it).
+    The hints say what they said before."""
     assert _record(inited, "first").code == 0
     trace = tmp_path / "trace"
     trace.mkdir()
@@ -63,10 +68,11 @@ def test_a_record_asks_its_hints_questions_once_each_after_its_write(inited, tmp
     runs = _timeline(trace)
     commands = [argv for _s, _e, argv in runs if argv[:3] != ["hn", "memory", "record"]]
     written = next(e for _s, e, argv in runs if argv[:3] == ["update-ref", "-m", "hn: append memory"])
-    after = [argv for s, _e, argv in runs if s > written and argv != ["rev-parse", "--show-toplevel"]]
+    after = [argv for s, _e, argv in runs if s > written]
     assert sorted(after) == sorted(QUESTIONS), runs
     assert all(commands.count(q) == 1 for q in QUESTIONS)
-    assert len(commands) == 9, commands
+    assert ["rev-parse", "--show-toplevel"] not in commands
+    assert len(commands) == 8, commands
 
 
 def test_the_questions_are_started_before_the_hints_run(inited):
@@ -153,3 +159,63 @@ def test_a_question_started_behind_that_git_cannot_start_fails_as_run_does(tmp_p
         runner.run(["remote"])
     runner.forget_early()
     runner.close()
+
+
+def _gits_top(cwd, env=None) -> str | None:
+    proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True,
+                          env={**os.environ, **(env or {})})
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+
+@pytest.mark.parametrize("case", ["top", "subdirectory", "link", "worktree_config", "bare_config",
+                                  "bare_false", "include", "config_parameters", "linked_worktree",
+                                  "bare", "inside_git_dir", "work_tree_variable", "git_dir_variable"])
+def test_the_top_is_gits_answer_in_every_layout(tmp_path, monkeypatch, case):
+    """``worktree.toplevel`` equals ``git rev-parse --show-toplevel`` (None where Git has no
+    working tree), in the layouts discovery reads itself (no Git process then) and in those it
+    leaves to Git (those are guards: Git answered them before too)."""
+    top = make_repo(tmp_path / "repo", files={"a/b/c.txt": "x\n"})
+    cwd, env, free = top, {}, True
+    if case == "subdirectory":
+        cwd = top / "a" / "b"
+    elif case == "link":
+        cwd = tmp_path / "link"
+        cwd.symlink_to(top / "a")
+    elif case == "worktree_config":
+        git(top, "config", "core.worktree", str(top / "a"))
+        cwd, free = top / "a" / "b", False
+    elif case == "bare_config":
+        git(top, "config", "core.bare", "true")
+        free = False
+    elif case == "bare_false":
+        git(top, "config", "core.bare", "false")
+    elif case == "include":
+        git(top, "config", "include.path", "extra")
+        free = False
+    elif case == "config_parameters":
+        env, free = {"GIT_CONFIG_PARAMETERS": "'core.bare'='false'"}, False
+    elif case == "linked_worktree":
+        git(top, "worktree", "add", "-q", str(tmp_path / "wt"))
+        cwd, free = tmp_path / "wt", False
+    elif case == "bare":
+        git(tmp_path, "clone", "-q", "--bare", str(top), "bare.git")
+        cwd, free = tmp_path / "bare.git", False
+    elif case == "inside_git_dir":
+        cwd, free = top / ".git" / "refs", False
+    elif case == "work_tree_variable":
+        env, free = {"GIT_WORK_TREE": str(top / "a")}, False
+    elif case == "git_dir_variable":
+        env, cwd, free = {"GIT_DIR": str(top / ".git")}, top / "a", False
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    answer = _gits_top(cwd)
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    repo = open_repo(str(cwd))
+    try:
+        assert toplevel(repo) == answer
+    finally:
+        repo.close()
+    asked = ["rev-parse", "--show-toplevel"] in [argv for _s, _e, argv in _timeline(trace)]
+    assert asked != free, case
