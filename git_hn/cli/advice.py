@@ -44,7 +44,10 @@ def hidden(repo, result) -> None:
 
 def applies(record) -> None:
     """After a handoff was signed: where the next brief leaves it out, when it applies at one
-    commit or to one subject only (``hints.handoff_applies``); with ``--json`` too."""
+    commit or to one subject only (``hints.handoff_applies``); with ``--json`` too. Nothing for
+    another kind (a record: the hints' module is not loaded for it)."""
+    if record.kind != "handoff":
+        return
     from ..core.gostr import one_line
     from ..core.hints import handoff_applies
 

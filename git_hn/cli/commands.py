@@ -144,6 +144,8 @@ def _evidence(repo, items: list[str]) -> list[str]:
     --evidence memory:ID" and the README "a short ID works wherever a memory is named", yet
     ``memory:deea7652947b`` was refused. What is signed is always the full ID; request documents
     (``--input``, MCP) keep the contract's strict form."""
+    if not any(item.startswith("memory:") for item in items):
+        return list(items)  # (nothing to resolve: ``show``'s modules are not loaded for it)
     from ..core.grammar import is_typed_evidence
     from ..service import show
 

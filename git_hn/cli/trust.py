@@ -84,7 +84,7 @@ def show_policy(repo, doc: dict, maintainers=()) -> None:
     never match."""
     from ..service import recall
 
-    from ..service.policy_edit import differs_from_working
+    from ..service.policy_working import differs_from_working
 
     actors = (doc.get("memory") or {}).get("trustedActors") or []
     if render.on_terminal() and actors:
@@ -124,7 +124,7 @@ def absent_hint(repo, doc: dict) -> None:
     not know what to do)."""
     if doc.get("memory") is None and doc["commit"] == repo.head_commit():
         from ..core.policy import MISSING_DIGEST
-        from ..service.policy_edit import differs_from_working
+        from ..service.policy_working import differs_from_working
 
         if differs_from_working(repo, doc["commit"]):
             return
@@ -409,6 +409,6 @@ def _policy_file(repo) -> str:
     """What the working tree holds at the policy's path (asked only for the hint)."""
     if repo is None:
         return ""
-    from ..service.policy_edit import working_policy
+    from ..service.policy_working import working_policy
 
     return working_policy(repo)

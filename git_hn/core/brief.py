@@ -564,7 +564,7 @@ TRUST_BY_MAINTAINER = ("to qualify their authors or kinds, a maintainer runs git
                        "and commits .hn/policy.json")
 NO_POLICY = "there is no policy at this commit: git hn policy init writes one, to commit"
 # (a trial: after policy init, not committed, "policy init writes one" was said of a file that
-# exists, and init refuses it) by what the working tree holds (``policy_edit.working_policy``)
+# exists, and init refuses it) by what the working tree holds (``policy_working.working_policy``)
 NO_POLICY_HERE = {
     "memory": "there is no policy at this commit: .hn/policy.json in the working tree applies once it is committed",
     "no-memory": ("there is no policy at this commit: git hn policy trust ACTOR|--kind KIND gives .hn/policy.json "

@@ -101,6 +101,8 @@ def absent_notes(commit: str, absent: list[str]) -> list[tuple[str, str]]:
     directory, or one that looks like a path of the tree, is refused before: ``check_top_relative``). The caller prints them only once the
     record is signed, and never a secret-shaped path (``secret_free``): a refused record must not
     echo what the lint refused."""
+    if not absent:
+        return []
     from ..core.hints import shell_path
 
     # (shell-quoted, invisible characters spelled: a trial's leading space was invisible, and a

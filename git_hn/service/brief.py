@@ -268,7 +268,7 @@ def trust_advice(repo: Repo, at: str, top: dict, left_out: dict | None, fmt: str
     from ..core.policy import MISSING_DIGEST
 
     if top["policyDigest"] == MISSING_DIGEST:
-        from .policy_edit import working_policy
+        from .policy_working import working_policy
 
         return core.NO_POLICY_HERE.get(working_policy(repo), "")
     from .policy_edit import not_maintainer

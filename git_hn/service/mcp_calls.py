@@ -172,7 +172,8 @@ def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "", drift: str = 
     nothing to say why); with the query commit ``at``, the authors no longer trusted too (of
     ``authors``, else ``hidden.authors``); and ``drift`` (``_drift``)."""
     from ..core.hints import trust_hidden
-    from .policy_edit import not_maintainer, working_policy
+    from .policy_edit import not_maintainer
+    from .policy_working import working_policy
     from .revoked import among
 
     from .brief import header_notes

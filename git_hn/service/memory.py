@@ -272,7 +272,7 @@ def _working_tree_policy(repo: Repo, actor: str, kind: str) -> str:
     already said the file takes effect once committed); "" when there is no such file."""
     from ..core.policy import MemoryPolicy
     from ..core.projection import trust
-    from .policy_edit import uncommitted_memory, working_policy
+    from .policy_working import uncommitted_memory, working_policy
 
     state = working_policy(repo)
     if state == "invalid":
@@ -348,7 +348,6 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted", 
     qualifies it and the reference branch's does not (``service.policy_drift``: an agent trial
     signed on after a fetch brought its key's revocation, with no word, while its reads said so),
     the drift line. ``mcp``: in the MCP tools' words."""
-    from ..core.hints import MAINTAINER_RUNS
     from ..core.projection import trust
     from ..store.resolver import Resolver, load_policy
 
@@ -398,7 +397,11 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted", 
             return (f"{signed}, but recall and the brief leave it out ({see} shows it): the policy at HEAD no "
                     f"longer trusts actor {actor[:12]}, {since(gone.commit, gone.subject)}; to sign again, "
                     f"{new_identity(mcp)}")
+        from ..core.hints import MAINTAINER_RUNS
+
         return (f"{start} the policy at HEAD does not trust actor {actor[:12]}; "
                 f"{MAINTAINER_RUNS.format(command=f'git hn policy trust {actor}')}")
+    from ..core.hints import MAINTAINER_RUNS  # (only where a maintainer's command is named)
+
     return (f"{start} the policy at HEAD does not trust kind {env.record.kind}; "
             f"{MAINTAINER_RUNS.format(command=f'git hn policy trust --kind {env.record.kind}')}")

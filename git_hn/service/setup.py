@@ -625,8 +625,8 @@ def trust_hint(repo: Repo) -> str | None:
 
 def _working_trust(repo: Repo, actor: str) -> tuple[bool, list[str]] | None:
     """For a working-tree policy not committed yet: (whether it trusts ``actor``, the agent
-    kinds it does not trust); None when there is none (``policy_edit.uncommitted_memory``)."""
-    from .policy_edit import uncommitted_memory
+    kinds it does not trust); None when there is none (``policy_working.uncommitted_memory``)."""
+    from .policy_working import uncommitted_memory
 
     memory = uncommitted_memory(repo)
     if memory is None:

@@ -132,3 +132,16 @@ def test_the_fetch_hook_s_import_loads_neither_the_installer_nor_the_state_in_a_
     assert os.path.exists(reader / ".git" / "hn" / "replication" / "published")
     assert {"git_hn.service.hooks", "git_hn.store.stateview"}.isdisjoint(loaded), \
         sorted(m for m in loaded if m in ("git_hn.service.hooks", "git_hn.store.stateview"))
+
+
+def test_hints_that_do_not_apply_load_nothing_for_them(inited):
+    """A record with no ``memory:`` evidence, no absent path, not a handoff, hidden at HEAD for want
+    of a policy, with no policy file in the working tree: ``show``'s lookup, the hints' texts and
+    the policy editor stay unloaded (each was loaded after every record, issue 11: fixed cost)."""
+    assert hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "first").code == 0
+    record = _loaded(inited, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "exact",
+                     "--content", "second")
+    assert "git_hn.store.append" in record
+    assert {"git_hn.service.show", "git_hn.core.hints", "git_hn.service.policy_edit",
+            "git_hn.core.policyedit"}.isdisjoint(record), sorted(record)
