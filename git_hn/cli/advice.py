@@ -167,7 +167,10 @@ def not_imported(repo) -> None:
     """After a read (recall, a JSON brief, ``index verify``): that a remote's saved selection has
     imported nothing yet, and the sync that does (``service.unimported``; a team trial's fresh
     clone answered "Matched: 0" with nothing said). No Git process without a selection that no
-    sync served."""
+    sync served; with no replication record at all (no selection saved, no sync), one ``lstat`` and
+    no module of sync's loaded."""
+    if not os.path.lexists(repo.replication_dir()):
+        return
     from ..service.unimported import hint
 
     text = hint(repo)
@@ -189,7 +192,10 @@ def lost_streams(repo) -> None:
 def failed_imports(repo) -> None:
     """After recall and the brief (every form): the streams the last import of a remote did not
     import (``replication.failures``; a team trial: one stream failed at sync, and recall and the
-    brief showed the rest with nothing said). One file read."""
+    brief showed the rest with nothing said). One file read; with no record, one ``lstat`` and
+    no module of sync's loaded."""
+    if not os.path.lexists(repo.failed_imports_path()):
+        return
     from ..service.replication.failures import hint
 
     text = hint(repo)

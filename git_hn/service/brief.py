@@ -308,8 +308,8 @@ def drift_notes(repo: Repo, at: str, fmt: str, trusted) -> tuple[str, ...]:
     trusted candidates (``trusted``: their (actor, kind) pairs) that the policy at the reference
     branch does not (``policy_drift``: a trial's agent read a revoked key's handoff, and a
     self-trusting branch's, as trusted). An agent reads the brief, not stderr."""
-    if fmt != "markdown":
-        return ()
+    if fmt != "markdown" or not trusted:
+        return ()  # (none trusted: no drift to say, and ``policy_drift`` is not loaded for it)
     from .policy_drift import hint
 
     text = hint(repo, at, trusted, markdown=True)

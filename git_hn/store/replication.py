@@ -43,7 +43,7 @@ _TXN = re.compile(r"txn-[A-Za-z0-9-]{1,124}")
 
 
 def root(repo: Repo) -> str:
-    return os.path.join(repo.hn_dir, "replication")
+    return repo.replication_dir()
 
 
 def selection_path(repo: Repo, remote: str) -> str:

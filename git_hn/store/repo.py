@@ -80,7 +80,7 @@ class Repo:
     def pending(self):
         """The replication pending state (§9.17); nothing is pending inside a quarantine."""
         if self._pending is None:
-            if self.quarantine or not os.path.lexists(os.path.join(self.hn_dir, "replication")):
+            if self.quarantine or not os.path.lexists(self.replication_dir()):
                 from .pending import NONE  # never synced: nothing to read (nor code to load)
 
                 self._pending = NONE
@@ -129,6 +129,15 @@ class Repo:
 
     def verified_heads_path(self) -> str:
         return os.path.join(self.hn_dir, "memory", "verified-heads-v0.json")
+
+    def replication_dir(self) -> str:
+        """Where sync keeps its records (``store.replication``); none before a selection or a sync,
+        which the reads' hints look for before they load sync's modules."""
+        return os.path.join(self.hn_dir, "replication")
+
+    def failed_imports_path(self) -> str:
+        """``service.replication.failures``'s record (recall and the brief look for it first)."""
+        return os.path.join(self.replication_dir(), "failed-imports")
 
     def index_dir(self) -> str:
         return os.path.join(self.worktree_hn_dir, "memory")

@@ -137,7 +137,9 @@ def test_the_fetch_hook_s_import_loads_neither_the_installer_nor_the_state_in_a_
 def test_hints_that_do_not_apply_load_nothing_for_them(inited):
     """A record with no ``memory:`` evidence, no absent path, not a handoff, hidden at HEAD for want
     of a policy, with no policy file in the working tree: ``show``'s lookup, the hints' texts and
-    the policy editor stay unloaded (each was loaded after every record, issue 11: fixed cost)."""
+    the policy editor stay unloaded (each was loaded after every record, issue 11: fixed cost).
+    A recall and a brief with no failed-imports record load none of sync's modules for that line,
+    and a Markdown brief that shows nothing as trusted loads no drift check."""
     assert hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
               "--content", "first").code == 0
     record = _loaded(inited, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "exact",
@@ -145,3 +147,8 @@ def test_hints_that_do_not_apply_load_nothing_for_them(inited):
     assert "git_hn.store.append" in record
     assert {"git_hn.service.show", "git_hn.core.hints", "git_hn.service.policy_edit",
             "git_hn.core.policyedit"}.isdisjoint(record), sorted(record)
+    for args in (["memory", "recall"], ["memory", "brief"], ["memory", "brief", "--json"]):
+        loaded = _loaded(inited, *args)
+        assert "git_hn.store.stateview" in loaded, args
+        assert not any(m.startswith("git_hn.service.replication") for m in loaded), (args, sorted(loaded))
+    assert "git_hn.service.policy_drift" not in _loaded(inited, "memory", "brief")

@@ -29,7 +29,6 @@ from ...errors import HnError
 from ...store.repo import Repo
 from .anchor_ways import BOTH, BRANCHES, SHALLOW, beyond_fetched
 
-FILE = "failed-imports"
 MAGIC = "hn-failed-imports/0"
 MAX_BYTES = 1 << 16  # a larger record is taken as absent
 MAX_STREAMS = 100  # per remote: the hint names one and counts the rest
@@ -45,7 +44,7 @@ SEEN = {"rewritten": "{remote} rewrote its commits (the same memories), not its 
 
 
 def _path(repo: Repo) -> str:
-    return os.path.join(repo.hn_dir, "replication", FILE)
+    return repo.failed_imports_path()  # (built there: recall and the brief look for it first)
 
 
 def _read(repo: Repo, configured: bool = False) -> dict[str, list[dict]]:
