@@ -360,8 +360,8 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
     ``check(position)`` runs the operation's target checks on every attempt; ``replay(position)``
     may return an existing memory to answer instead of appending (§7.14). Both run under the lock.
     ``then_ask``: read-only Git questions (argument tuples) the caller asks after the write, started
-    as soon as the ref moved (``Git.ask_behind``: they start while the verified state commits and
-    the lock is released; each is asked after the write, so it sees it); none for a replay.
+    together as soon as the ref moved (``Git.ask_early``: they run while the verified state commits
+    and the lock is released; each is asked after the write, so it sees it); none for a replay.
     """
     ref = local_ref(ident.actor, draft.stream)
     seed = ident.seed()
@@ -409,8 +409,7 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
                         last_error = lost_race_error(ref, exc.lock)
                         continue
                     try:
-                        if then_ask:  # (a Git that cannot start raises where they are collected)
-                            repo.git.ask_behind(then_ask)
+                        _ask_early(repo, then_ask)
                         done()
                     finally:
                         stops_after_write.keep(hold)
@@ -418,6 +417,17 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
                 writers.close()
             return Appended(mid, commit, env)
     raise last_error
+
+
+def _ask_early(repo: Repo, questions) -> None:
+    """Start ``append``'s ``then_ask`` now, each without waiting for its answer (``Git.ask_early``).
+    A Git that cannot be started is left to the caller's own question, which reports it: the
+    write is done, and nothing here may stop the state's commit."""
+    try:
+        for question in questions:
+            repo.git.ask_early(question)
+    except HnError:
+        pass
 
 
 def _signed(ident: Identity, seed: bytes, draft: Draft, pos: Position, timestamp: str):

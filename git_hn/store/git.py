@@ -155,12 +155,6 @@ class Git:
         started = self._early[_early_key(args, env)] = self.spawn(args, env=env, stdout_bytes=size)
         return started
 
-    def ask_behind(self, questions) -> None:
-        """``ask_early`` for ``questions``, each started from a thread of its own (``store.behind``)."""
-        from .behind import ask_behind
-
-        ask_behind(self, questions, lambda q: _early_key(q, None))
-
     def early_since(self) -> int | None:
         """``time.time_ns()`` before the oldest uncollected early question (None: none left)."""
         return self._early_since if self._early else None

@@ -1,6 +1,6 @@
 """What a record asks Git after its write (issue 11, fixed cost): the questions of its hints
-(``memory.hidden_hint``, ``unpushed.waits_hint``) are started once the ref moved, from a thread of
-their own (``Git.ask_behind``), each once, and the working tree's top is read from discovery when
+(``memory.hidden_hint``, ``unpushed.waits_hint``) are started together once the ref moved
+(``Git.ask_early``), each once, and the working tree's top is read from discovery when
 Git's own discovery rules say it (``worktree.toplevel``). None of it may serve an answer from
 before a change: an answer asked before the write is dropped by it, and every command asks anew.
 
@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from git_hn.errors import GitError
 from git_hn.store import git as gitmod
 from git_hn.store.repo import open_repo
 from git_hn.store.worktree import toplevel
@@ -133,32 +132,21 @@ def test_a_remote_added_between_two_records_is_seen(inited):
 
 
 def test_an_early_question_asked_twice_starts_one_process(repo, tmp_path, monkeypatch):
-    """``ask_early`` (and ``ask_behind``) of a question already started and not collected starts no
-    second process: the hints ask what the write started."""
+    """``ask_early`` of a question already started and not collected starts no second process: the
+    hints ask what the write started."""
     trace = tmp_path / "trace"
     trace.mkdir()
     monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
     runner = gitmod.Git(str(repo))
     try:
-        runner.ask_behind([("remote",), ("config", "--get", "x.y")])
-        runner.ask_early(("remote",))
-        runner.ask_early(("config", "--get", "x.y"))
-        runner.ask_behind([("remote",)])
+        for _ in range(2):
+            runner.ask_early(("remote",))
+            runner.ask_early(("config", "--get", "x.y"))
         assert runner.run(["remote"]).returncode == 0
         assert runner.run(["config", "--get", "x.y"]).returncode == 1
     finally:
         runner.close()
     assert sorted(argv for _s, _e, argv in _timeline(trace)) == [["config", "--get", "x.y"], ["remote"]]
-
-
-def test_a_question_started_behind_that_git_cannot_start_fails_as_run_does(tmp_path):
-    """No git on PATH: collecting the answer raises ``run``'s own error; dropping it is silent."""
-    runner = gitmod.Git(str(tmp_path), extra_env={"PATH": str(tmp_path / "nowhere")})
-    runner.ask_behind([("remote",), ("version",)])
-    with pytest.raises(GitError, match="git is not installed or not on PATH"):
-        runner.run(["remote"])
-    runner.forget_early()
-    runner.close()
 
 
 def _gits_top(cwd, env=None) -> str | None:
