@@ -232,24 +232,12 @@ def no_selection(repo, saved_any: bool = False) -> None:
     if saved_any:
         from ..store import replication as rstate
 
-        if rstate.selections_settled(repo)[0] or not _may_have_remotes(repo):
+        if rstate.selections_settled(repo)[0] or not repo.may_have_remotes():
             return
     from ..service.brief import NOT_IMPORTED, header_notes
 
     if NOT_IMPORTED in header_notes(repo):
         render.hint(NOT_IMPORTED[:1].lower() + NOT_IMPORTED[1:])
-
-
-def _may_have_remotes(repo) -> bool:
-    """False when the repository's own configuration file names no remote and includes no other
-    file (a clone of no one's: recall and log then ask no ``git remote`` for ``no_selection``'s
-    line on every read); True whenever it cannot tell (a remote in an included or global file)."""
-    try:
-        with open(os.path.join(repo.common_dir, "config"), "rb") as f:
-            data = f.read(1 << 20).lower()
-    except OSError:
-        return True
-    return b"[remote" in data or b"[include" in data or len(data) >= 1 << 20
 
 
 def brief_left_out(left: dict, as_json: bool) -> None:

@@ -90,12 +90,15 @@ def write_hints(repo: Repo) -> tuple:
     """What the hints after a record, handoff or supersede ask Git (``hidden_hint``,
     ``unpushed.waits_hint``: every caller of ``record`` and ``lifecycle.supersede`` gives both),
     for ``append`` to start together once the ref moved: four processes ran one after another
-    after the write (issue 11, fixed cost). The remotes only when not asked already."""
+    after the write (issue 11, fixed cost). The remotes only when not asked already; their
+    tracking refs and settings only when the repository's configuration may name one
+    (``Repo.may_have_remotes``: without a remote, ``waits_hint`` asks neither)."""
     from ..store.git import PRE_PUSH_QUESTIONS
     from .unpushed import PUBLISH, TRACKING
 
     known = getattr(repo, "_remote_names", None) is not None
-    return (() if known else (PRE_PUSH_QUESTIONS[0],)) + (TRACKING, PUBLISH)
+    remotes = repo.remote_names() if known else repo.may_have_remotes()
+    return (() if known else (PRE_PUSH_QUESTIONS[0],)) + ((TRACKING, PUBLISH) if remotes else ())
 
 
 def check_actor(actor: str | None, ident, where: str = "") -> None:

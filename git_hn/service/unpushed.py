@@ -10,7 +10,8 @@ It runs after every write, so it is kept cheap: the remote it names is the one `
 publishes to by default (``origin``, else the first configured remote), skipped when its
 ``remote.<name>.hnPublish`` is false; three questions started together (the remotes, that
 remote's tracking refs, the ``hnPublish`` settings and fetch refspecs: ``pruned_by_fetch`` warns
-from those when a refspec writes the memory refs, as a mirror clone's does); nothing more when
+from those when a refspec writes the memory refs, as a mirror clone's does), the last two only
+once ``git remote`` names one when the repository's configuration names none; nothing more when
 the anchor is one of that remote's tips; else one ``rev-list`` (bounded in time: the hint is advice) and, only when the hint
 is given and the anchor is not HEAD, one ``merge-base --is-ancestor`` to name the current branch.
 The earlier memories of the stream that remote was not given are read from the verified state
@@ -192,7 +193,12 @@ def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list 
     anchor = env.record.anchor.commit
     git = repo.git
     known = getattr(repo, "_remote_names", None) is not None  # (asked already: not again)
-    for question in (() if known else (PRE_PUSH_QUESTIONS[0],)) + (TRACKING, PUBLISH):
+    if not known and repo.may_have_remotes():  # (the three together: a write started them already)
+        for question in (PRE_PUSH_QUESTIONS[0], TRACKING, PUBLISH):
+            git.ask_early(question)
+    if not repo.remote_names():
+        return None  # (no remote, so no remote.<name>.* setting either: no refspec to warn of)
+    for question in (TRACKING, PUBLISH):
         git.ask_early(question)
     listing = git.run(list(TRACKING))
     publish = git.run(list(PUBLISH))

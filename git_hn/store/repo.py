@@ -58,6 +58,19 @@ class Repo:
             self._remote_names = frozenset(lines_of(proc.stdout.decode("utf-8", "replace")))
         return self._remote_names
 
+    def may_have_remotes(self) -> bool:
+        """False when the repository's own configuration file names no remote and includes no other
+        file (a clone of no one's: recall and log then ask no ``git remote`` for the no-selection
+        line on every read, and a write starts no question about remotes before ``git remote``
+        answers); True whenever it cannot tell. A prediction only: a remote in the global
+        configuration is not seen."""
+        try:
+            with open(os.path.join(self.common_dir, "config"), "rb") as f:
+                data = f.read(1 << 20).lower()
+        except OSError:
+            return True
+        return b"[remote" in data or b"[include" in data or len(data) >= 1 << 20
+
     def looks_like_server(self) -> bool:
         """Whether this is a bare repository with no remote configured: most likely the team's
         server-side repository, not anyone's clone (a bare clone has its origin). One

@@ -52,35 +52,44 @@ def _record(repo, content: str, env: dict | None = None):
                    "--content", content, env=env)
 
 
-def test_a_record_asks_its_hints_questions_once_each_after_its_write(inited, tmp_path):
-    """The processes of one record in a 1-memory repository with no remote and no trust policy,
-    pinned: the object reader, ``hn.stream``, the two writers, the stream's listing, then the
-    hints' three questions, each once and each started after the ref transaction ended (so each
-    sees the write), and no ``rev-parse --show-toplevel`` (a plain clone: discovery says it).
-    The hints say what they said before."""
+@pytest.mark.parametrize("remote", [False, True])
+def test_a_record_asks_its_hints_questions_once_each_after_its_write(inited, tmp_path, remote):
+    """The processes of one record in a 1-memory repository with no trust policy, pinned: the
+    object reader, ``hn.stream``, the two writers, the stream's listing, then the hints'
+    questions, each once and each started after the ref transaction ended (so each sees the
+    write): ``git remote`` alone when the repository names no remote (six processes in all), with
+    its tracking refs and settings when it names one (the anchor is then on no branch of it, and
+    the hint that says so asks more). No ``rev-parse --show-toplevel`` (a plain clone: discovery
+    says it). The hints say what they said before."""
+    if remote:
+        git(inited, "remote", "add", "origin", str(inited))
     assert _record(inited, "first").code == 0
     trace = tmp_path / "trace"
     trace.mkdir()
     r = _record(inited, "second", env={"GIT_TRACE2_EVENT": str(trace)})
     assert r.code == 0, r.err
-    assert "HEAD has no memory trust policy; git hn policy init creates one that trusts whoever runs it" in r.err
+    policy = "a maintainer runs git hn policy init" if remote else "git hn policy init creates one that trusts"
+    assert f"HEAD has no memory trust policy; {policy}" in r.err
+    assert ("waits until commit" in r.err) == remote
     runs = _timeline(trace)
     commands = [argv for _s, _e, argv in runs if argv[:3] != ["hn", "memory", "record"]]
     written = next(e for _s, e, argv in runs if argv[:3] == ["update-ref", "-m", "hn: append memory"])
     after = [argv for s, _e, argv in runs if s > written]
-    assert sorted(after) == sorted(QUESTIONS), runs
-    assert all(commands.count(q) == 1 for q in QUESTIONS)
+    asked = QUESTIONS if remote else QUESTIONS[:1]
+    assert sorted(a for a in after if a[0] not in ("rev-list", "symbolic-ref")) == sorted(asked), runs
+    assert all(commands.count(q) == 1 for q in asked)
     assert ["rev-parse", "--show-toplevel"] not in commands
-    assert len(commands) == 8, commands
+    assert remote or len(commands) == 6, commands
 
 
 def test_the_questions_are_started_before_the_hints_run(inited):
-    """In the process: once ``record`` returns, the three questions are already started (the
-    hints collect them); a replay writes nothing and starts none."""
+    """In the process: once ``record`` returns, the hints' questions are already started (the
+    hints collect them, none twice); a replay writes nothing and starts none."""
     from git_hn.service import memory
     from git_hn.service.requests import RecordFlags, request_from_flags
     from git_hn.service.unpushed import waits_hint
 
+    git(inited, "remote", "add", "origin", str(inited))
     repo = open_repo(str(inited))
     try:
         flags = RecordFlags(kind="decision", at="HEAD", applies="exact", content=["x"])
@@ -89,7 +98,7 @@ def test_the_questions_are_started_before_the_hints_run(inited):
         assert not result.replayed
         assert {key[0] for key in repo.git._early} >= {tuple(q) for q in QUESTIONS}
         assert memory.hidden_hint(repo, result) is not None
-        assert waits_hint(repo, result, [], []) is None  # (no remote)
+        assert waits_hint(repo, result, [], []) is not None
         assert repo.git._early == {}  # (collected, none started twice)
         again = memory.record(repo, request_from_flags(repo, flags))
         assert again.replayed and repo.git._early == {}
