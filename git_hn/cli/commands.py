@@ -548,9 +548,10 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     advice.brief_left_out(left, as_json)
     advice.brief_omitted(_doc, DEFAULT_MAX_BYTES if bound is None else bound, as_json)
     if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``, ``brief.drift_notes``)
+        from ..core.brief import SECTIONS
         from ..service.policy_drift import shown_trusted
 
-        advice.policy_drift(repo, _doc["atCommit"], shown_trusted(_doc))
+        advice.policy_drift(repo, _doc["atCommit"], shown_trusted(_doc, SECTIONS))
         advice.no_selection(repo)
         advice.not_imported(repo)
     advice.failed_imports(repo)

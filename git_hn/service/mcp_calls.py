@@ -203,9 +203,10 @@ def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "", drift: str = 
 def _drift(repo, at: str, doc: dict) -> str:
     """The CLI's policy drift hint (``policy_drift``) for a read document at commit ``at``: the
     memories it shows as trusted that the reference branch's policy does not trust."""
+    from ..core.brief import SECTIONS
     from .policy_drift import hint, shown_trusted
 
-    return hint(repo, at, shown_trusted(doc))
+    return hint(repo, at, shown_trusted(doc, SECTIONS))
 
 
 DIGEST_MAX_BYTES = 65_536  # an agent's context is not a month of full handoffs

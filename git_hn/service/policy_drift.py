@@ -61,13 +61,13 @@ class Reference:
         self.name, self.commit = name, commit
 
 
-def shown_trusted(doc: dict) -> set[tuple[str, str]]:
+def shown_trusted(doc: dict, sections=()) -> set[tuple[str, str]]:
     """(actor, kind) of every memory a read's document shows as trusted (``qualified``): recall's
-    and the digest's ``memories``, the brief's sections, ``show``'s projections."""
-    from ..core.brief import SECTIONS
-
+    and the digest's ``memories``, ``show``'s projections, and of a brief's document its
+    ``sections`` (``core.brief.SECTIONS``; the others have none: a ``show`` loaded the brief's
+    modules for them, issue 11)."""
     rows = [*(doc.get("memories") or ()), doc.get("projection"), doc.get("targetProjection")]
-    for name in SECTIONS:
+    for name in sections:
         rows += doc.get(name) or ()
     return {(r["actor"], r["kind"]) for r in rows
             if isinstance(r, dict) and r.get("trust") == "qualified" and "actor" in r and "kind" in r}

@@ -152,3 +152,16 @@ def test_hints_that_do_not_apply_load_nothing_for_them(inited):
         assert "git_hn.store.stateview" in loaded, args
         assert not any(m.startswith("git_hn.service.replication") for m in loaded), (args, sorted(loaded))
     assert "git_hn.service.policy_drift" not in _loaded(inited, "memory", "brief")
+
+
+def test_show_loads_none_of_the_briefs_modules(inited):
+    """``show``'s drift check reads a show document, which has no brief sections: the brief's
+    modules (and the recall and hint modules under them) stay unloaded; a trusted memory's drift
+    line is still said (``test_policy_drift``)."""
+    first = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+               "--content", "first", "--json")
+    assert first.code == 0, first.err
+    for args in (["memory", "show", first.json()["memoryId"]], ["memory", "show", "--json", first.json()["memoryId"]]):
+        loaded = _loaded(inited, *args)
+        assert "git_hn.service.show" in loaded
+        assert {"git_hn.core.brief", "git_hn.core.recall", "git_hn.core.hints"}.isdisjoint(loaded), args
