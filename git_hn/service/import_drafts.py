@@ -94,7 +94,7 @@ def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,
         chosen.update(existing=existing, first=first)
         return todo
 
-    appended = append_all(repo, ident, target, select, clock=clock)
+    appended = append_all(repo, ident, target, select, clock=clock, offered=[d for _n, d in drafts])
     if appended:
         index_refresh.after_ref_change(repo)
     new_ids = [a.memory_id for a in appended]

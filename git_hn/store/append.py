@@ -135,6 +135,15 @@ def _from_state(repo: Repo, actor: str, stream: str, sources: list[streams.Sourc
     """CONTRACT §4.4 through the verified state: the stream's refs are verified up to their
     current tips (only what is new), and the longest chain is continued. None when the state
     cannot answer or a chain is invalid: full verification then decides (and words the error)."""
+    got = _state_read(repo, actor, stream, sources)
+    return None if got is None else got[0]
+
+
+def _state_read(repo: Repo, actor: str, stream: str, sources: list[streams.Source], like=None):
+    """``_from_state``'s position, and (with ``like``, unsigned memories: ``append_all``'s
+    drafts) the memories of the chain it continues that may equal one of them in their record
+    fields (``View.alike``), read from Git and checked against the state (``View.load``); None
+    when the state cannot answer."""
     from . import statedb, stateview
 
     local = next((s for s in sources if s.remote is None), None)
@@ -142,16 +151,17 @@ def _from_state(repo: Repo, actor: str, stream: str, sources: list[streams.Sourc
         with stateview.current(repo, listing=sources, scope={(actor, stream)}) as view:
             best = None
             for src in sources:  # the first longest chain in ref order, as full verification picks
-                row = view.conn.execute("SELECT s.length, c.id, c.\"commit\" FROM sources s JOIN chain c "
+                row = view.conn.execute("SELECT s.length, c.id, c.\"commit\", s.sid FROM sources s JOIN chain c "
                                         "ON c.sid = s.sid AND c.seq = s.length WHERE s.ref = ?",
                                         (src.ref,)).fetchone()
                 if row is not None and (best is None or row[0] > best[0]):
                     best = row
+            alike = [] if best is None or not like else list(view.load(view.alike(best[3], like)).values())
     except (stateview.Unavailable, stateview.Corrupt, statedb.Unwritable, ValidationError):
         return None
     if best is None:
-        return Position(local.head if local else "", "", 0, "", None)
-    seq, mid, head = best
+        return Position(local.head if local else "", "", 0, "", None), []
+    seq, mid, head, _sid = best
     try:
         from . import pending
 
@@ -165,7 +175,7 @@ def _from_state(repo: Repo, actor: str, stream: str, sources: list[streams.Sourc
     env = mem.envelope
     if mem.memory_id != mid or env.sequence != seq or env.actor != actor or env.stream != stream:
         return None
-    return Position(local.head if local else "", head, seq, mid, mem)
+    return Position(local.head if local else "", head, seq, mid, mem), alike
 
 
 def full_position(repo: Repo, actor: str, stream: str, sources: list[streams.Source]) -> Position:
@@ -445,13 +455,18 @@ def _signed(ident: Identity, seed: bytes, draft: Draft, pos: Position, timestamp
 
 
 def append_all(repo: Repo, ident: Identity, stream: str, select, *,
-               clock=now_timestamp) -> list[Appended]:
+               clock=now_timestamp, offered: list[Draft] | None = None) -> list[Appended]:
     """Append several drafts to ``refs/hn/memory/<actor>/<stream>`` as one commit chain with one
     compare-and-swap (``git hn memory import``): all of them or none.
 
-    ``select(chain)`` gets the verified chain being continued (root first, fully verified: no
-    §4.4 shortcut, since the caller compares the drafts with every memory of the stream) and
-    returns the drafts to append, in order; none means nothing is written. It runs under the
+    ``select(chain)`` gets verified memories of the chain being continued and returns the drafts
+    to append, in order; none means nothing is written. ``chain`` is every memory of that chain
+    (root first, fully verified), unless ``offered`` names the drafts ``select`` chooses from
+    and the verified state is current for the stream's refs (§4.4, as ``append``): then it is
+    those of the chain whose record fields may equal an offered draft's (``View.alike``:
+    a superset of the memories any draft's envelope equals in every field but ``timestamp``,
+    ``sequence`` and ``previous``, each read from Git and checked against the state), so a
+    ``select`` that looks for such replays gets the same answer from either. It runs under the
     stream lock on every attempt, like ``append``'s replay check. Each memory gets its own
     ``clock()`` timestamp; every envelope is checked and signed before any object is written,
     all objects go to Git in one pack, and the ref moves once. A lost race is retried from a
@@ -460,12 +475,15 @@ def append_all(repo: Repo, ident: Identity, stream: str, select, *,
     """
     ref = local_ref(ident.actor, stream)
     seed = ident.seed()
+    like = _unsigned(ident, offered or [])
     last_error = None
     with _locked(repo, ident.actor, stream, ref) as record:
         for attempt in range(ATTEMPTS):
             if attempt:
                 time.sleep(0.01 + os.urandom(1)[0] / 255 * 0.09)
-            pos, chain = _longest_chain(repo, streams.stream_sources(repo, ident.actor, stream))
+            sources = streams.stream_sources(repo, ident.actor, stream)
+            got = _state_read(repo, ident.actor, stream, sources, like=like) if like else None
+            pos, chain = got if got is not None else _longest_chain(repo, sources)
             _check_not_lost(repo, ident.actor, stream, pos)
             drafts = list(select(chain))
             if not drafts:
@@ -499,6 +517,21 @@ def append_all(repo: Repo, ident: Identity, stream: str, select, *,
                 writers.close()
             return [Appended(m.memory_id, m.commit, m.envelope) for m in done]
     raise last_error
+
+
+def _unsigned(ident: Identity, drafts: list[Draft]) -> list[VerifiedMemory]:
+    """``drafts`` as unsigned memories at the stream's root (the record fields are what
+    ``View.alike`` compares), their envelopes decoded as a reader decodes a payload; none when
+    one does not decode (the full read is used, and signing then refuses that draft)."""
+    out = []
+    for draft in drafts:
+        try:
+            env = envmod.decode(envmod.encode(build_envelope(ident, draft, Position("", "", 0, "", None),
+                                                             "1970-01-01T00:00:00Z")))
+        except (ValidationError, ValueError):
+            return []
+        out.append(VerifiedMemory("", "", env, b"", ""))
+    return out
 
 
 __all__ = ["Draft", "Position", "Appended", "append", "append_all", "position", "full_position",

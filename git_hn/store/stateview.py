@@ -284,6 +284,20 @@ def warn(repo: Repo, cause: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+# ``View.alike``'s query: the lifecycles the rows hold come from a loose scan of ``rows_groups``
+# (each the next one up: a seek), ``ev_memory`` is one of the three values ``state`` writes; the
+# join order and index are fixed (SQLite chose ``rows_kind``, a pass over every row of the kind)
+_ALIKE_SQL = """
+WITH RECURSIVE lc(v) AS (SELECT (SELECT min(lifecycle) FROM rows)
+                         UNION ALL SELECT (SELECT min(lifecycle) FROM rows WHERE lifecycle > v) FROM lc
+                         WHERE v IS NOT NULL)
+SELECT c.seq, r.id FROM lc CROSS JOIN rows r INDEXED BY rows_groups CROSS JOIN chain c
+WHERE c.sid = ? AND c.id = r.id AND r.lifecycle = lc.v
+  AND r.akey = ? AND r.ev_memory IN ('', 'missing', 'resolved') AND r.actor = ? AND r.kind = ? AND r.size = ?
+  AND r.stream = ? AND r.outcome = ? AND r.topics = ? AND r.pathset = ? AND r.tokens = ?
+"""
+
+
 class Info:
     """What the state records of one memory."""
 
@@ -361,6 +375,27 @@ class View:
             out.update(self.conn.execute(
                 f"SELECT id, lifecycle FROM rows WHERE id IN ({marks(len(part))})", part).fetchall())
         return out
+
+    def alike(self, sid: int, memories) -> list[str]:
+        """IDs of the memories of chain ``sid`` whose row holds the same record columns as one
+        of ``memories`` (unsigned, at any position: ``append_all``'s drafts) does: kind, size,
+        anchor and evidence key, actor, stream, outcome, topics, paths and tokens. Every
+        memory whose envelope equals one of theirs in the record fields is among them (the
+        columns are ``state.row_columns`` of those fields alone); the caller compares the
+        envelopes themselves. Seeks in ``rows_groups`` (every lifecycle the rows hold, found
+        by skipping through the index, and every ``ev_memory`` value), not a pass over the chain."""
+        out: set[tuple[int, str]] = set()
+        for m in memories:
+            cols, key, _refs, _n, _seq = state.row_columns(m)
+            got = self.conn.execute("SELECT akey FROM akeys WHERE anchor = ? AND mode = ? AND app_subject = ? "
+                                    "AND anchor_subject = ? AND paths = ? AND git = ? AND event = ?", key).fetchone()
+            if got is None:
+                continue
+            (_id, kind, _lc, _rank, _ch, _ts, _utc, size, _ev, actor, stream, _seq, outcome, topics, pathset,
+             tokens) = cols
+            out.update(self.conn.execute(_ALIKE_SQL, (sid, got[0], actor, kind, size, stream, outcome, topics,
+                                                      pathset, tokens)))
+        return [mid for _seq, mid in sorted(out)]
 
     # -- memories from Git, checked against the state --------------------------------------------
 
