@@ -150,7 +150,7 @@ CAUSES = {"rewrite": "when its commit was rewritten",
 def remember_renames(repo: Repo, pairs: list[tuple[str, str]], cause: str = "") -> None:
     """Keep what each rebuilt memory was renamed to (``DROPPED`` for one discarded), and why
     (a key of ``CAUSES``), so that a command given an old ID can say which ID replaced it
-    (``renamed_to``), and so that a refresh of the state that finds the old IDs gone knows
+    (``what_became``), and so that a refresh of the state that finds the old IDs gone knows
     git-hn took them (``rewound``: its callers write this before their refs move). Derived and
     best effort: only ever a hint. Earlier versions read a line of three fields as no rename
     (they ask for two IDs): they only lose the hint."""
@@ -167,13 +167,6 @@ def remember_renames(repo: Repo, pairs: list[tuple[str, str]], cause: str = "") 
         private.write_private(repo.hn_dir, path, b"".join(x + b"\n" for x in kept), derived=True)
     except (HnError, OSError):
         pass
-
-
-def renamed_to(repo: Repo, query: str) -> str:
-    """The memory ID that replaced the memory ``query`` names (a full ID or a prefix of at least 8
-    hex characters, as ``show`` takes), following renames, when exactly one recorded rename
-    matches; else "" (also when it was dropped)."""
-    return what_became(repo, query)[0]
 
 
 def what_became(repo: Repo, query: str) -> tuple[str, str]:
