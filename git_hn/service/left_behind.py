@@ -36,12 +36,18 @@ class Left(NamedTuple):
     same_tree: bool  # the commit that replaced ``old`` has its tree (a reword, a message-only amend)
 
 
+# ``left``'s query: the anchors first, then their active rows through ``rows_groups`` (lifecycle,
+# akey); joined the other way, SQLite read every active row (0.7 s at 100,000 memories)
+LEFT_SQL = ("SELECT r.id, a.anchor, r.actor, r.utc, r.kind, r.challenged FROM akeys a CROSS JOIN rows r "
+            "ON r.akey = a.akey WHERE a.anchor IN ({}) AND a.mode != 'subject' AND r.lifecycle = 'active'")
+
+
 def left(repo: Repo, mapping: dict[str, str], actor: str, moved: set[str]) -> list[Left]:
     """The active memories anchored on a commit of ``mapping`` (old -> new) with ``exact`` or
     ``descendants`` applicability (a ``subject`` one applies wherever its subject does), not
     among ``moved`` (those the rewrite signed again), the reader's own (``actor``) first, each
-    side oldest first. One query, and for verifications one batch look-up of the trees; none when
-    the state cannot answer."""
+    side oldest first. One query (``LEFT_SQL``), and for verifications one batch look-up of the
+    trees; none when the state cannot answer."""
     from ..store import statedb, stateview
     from ..store.state import chunks, marks
 
@@ -51,10 +57,7 @@ def left(repo: Repo, mapping: dict[str, str], actor: str, moved: set[str]) -> li
             if view is None:
                 return []
             for part in chunks(sorted(mapping)):
-                out += view.conn.execute(
-                    f"SELECT r.id, a.anchor, r.actor, r.utc, r.kind, r.challenged FROM akeys a JOIN rows r "
-                    f"ON r.akey = a.akey WHERE a.anchor IN ({marks(len(part))}) AND a.mode != 'subject' "
-                    "AND r.lifecycle = 'active'", part).fetchall()
+                out += view.conn.execute(LEFT_SQL.format(marks(len(part))), part).fetchall()
     except (HnError, OSError, statedb.sqlite3.Error):
         return []
     out = [row for row in out if row[0] not in moved]

@@ -266,15 +266,32 @@ def _chain(repo: Repo, src, listing: list) -> list:
         return streams.collect(repo, sources).chains.get(src.ref, [])
 
 
+def _tail(repo: Repo, src, listing: list, mine: set) -> tuple[list, int]:
+    """(the verified memories of ``src`` from the one under its unpublished part, root first;
+    where that part starts in them): above the last memory a remote holds as a tip (``mine``).
+    Only these are read from Git and checked (a rebase at 100,000 memories checked all 6,250 of
+    its stream's): nothing published is signed again, and a rebuild chains onto the one under."""
+    scope = {(src.actor, src.stream)}
+    try:
+        with stateview.current(repo, listing=[s for s in listing if (s.actor, s.stream) in scope], scope=scope) as view:
+            for ids, floor in view.above(src.ref, mine):
+                mems = view.load(ids)
+                return [mems[i] for i in ids], min(floor, 1)
+    except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
+        pass
+    chain = _chain(repo, src, listing)
+    floor = max((i + 1 for i, m in enumerate(chain) if m.commit in mine), default=0)
+    return chain[max(floor - 1, 0):], min(floor, 1)
+
+
 def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, published: dict[str, set[str]],
              mapping: dict[str, str], retest: bool = False, cause: str = "",
              files_only: bool = False, library=None) -> list[Rewritten]:
     tails = []  # (source, chain, floor): the unpublished part of each stream starts at its floor
     for src in sources:
-        chain = _chain(repo, src, listing)
+        chain, floor = _tail(repo, src, listing, published.get(src.ref, set()))
         if chain and chain[-1].commit == src.head:  # (else moved since it was listed: a retry sees it)
-            mine = published.get(src.ref, set())
-            tails.append((src, chain, max((i + 1 for i, m in enumerate(chain) if m.commit in mine), default=0)))
+            tails.append((src, chain, floor))
     staying: dict[str, list] = {}  # ref -> (memory ID, commit it names) of each memory that stays on it
     for _round in range(len(tails) + 1):
         # each stream's part from its last memory cited from outside down stays as it is; what

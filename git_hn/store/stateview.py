@@ -376,6 +376,18 @@ class View:
                 f"SELECT id, lifecycle FROM rows WHERE id IN ({marks(len(part))})", part).fetchall())
         return out
 
+    def above(self, ref: str, tips):
+        """[(IDs of the chain of ``ref`` from its last memory whose commit is one of ``tips``,
+        or from its root, in order; that memory's sequence, or 0)], or [] when ``ref`` has no
+        chain here. Index seeks: one per tip, and the IDs asked for."""
+        out = []
+        for (sid,) in self.conn.execute("SELECT sid FROM sources WHERE ref = ?", (ref,)).fetchall():
+            floor = max((r[0] for t in tips for r in self.conn.execute(
+                'SELECT seq FROM chain WHERE sid = ? AND "commit" = ?', (sid, t))), default=0)
+            out.append(([r[0] for r in self.conn.execute(
+                "SELECT id FROM chain WHERE sid = ? AND seq >= ? ORDER BY seq", (sid, floor))], floor))
+        return out
+
     def alike(self, sid: int, memories) -> list[str]:
         """IDs of the memories of chain ``sid`` whose row holds the same record columns as one
         of ``memories`` (unsigned, at any position: ``append_all``'s drafts) does: kind, size,
