@@ -297,10 +297,8 @@ def _name_away(repo: Repo, view, where: list[str], args: list, away: set, hidden
         if not keys:
             continue
         keys = set(sorted(keys, key=repr)[:select.VALUES_UP_TO])  # (a row-value list: no function registered)
-        clause, clause_args = select.keep_clause(view, keys)
-        row = view.conn.execute(f"SELECT r.id, r.kind, r.lifecycle {select.FROM} WHERE "
-                                f"{' AND '.join(list(where) + [clause])} ORDER BY r.lrank, r.id LIMIT 1",
-                                list(args) + clause_args).fetchone()
+        sql, sql_args = away_sql(view, where, args, keys)
+        row = view.conn.execute(sql, sql_args).fetchone()
         if row and row[2] != "active":
             settled.append((row[0], row[2]))
         elif row and own:
@@ -309,6 +307,22 @@ def _name_away(repo: Repo, view, where: list[str], args: list, away: set, hidden
             hidden.theirs = (row[0], row[1])
     if settled and not hidden.mine and not hidden.theirs[0]:
         hidden.settled = settled[0]
+
+
+def away_sql(view, where: list[str], args: list, keys: set) -> tuple[str, list]:
+    """The first row (lifecycle rank, then ID) passing ``where`` of the groups ``keys``. Their
+    anchor keys and every lifecycle are named too, so SQLite reads only those groups' rows from
+    the grouping index (named: with a kind filter SQLite chose every row of the kind): with the
+    row-value list alone it scanned every row (0.3 s at 100,000 memories, for a hint about four)."""
+    from ..core.limits import LIFECYCLES
+    from . import rows as select
+
+    clause, clause_args = select.keep_clause(view, keys)
+    akeys = sorted({key[0] for key in keys})
+    seek = [f"r.lifecycle IN ({','.join('?' * len(LIFECYCLES))})", f"r.akey IN ({','.join('?' * len(akeys))})"]
+    return (f"SELECT r.id, r.kind, r.lifecycle FROM rows r INDEXED BY rows_groups JOIN akeys a ON a.akey = r.akey "
+            f"WHERE {' AND '.join(seek + list(where) + [clause])} "
+            "ORDER BY r.lrank, r.id LIMIT 1", [*LIFECYCLES, *akeys, *args, *clause_args])
 
 
 def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep, query, digest: str,
