@@ -186,6 +186,27 @@ def parse_tree(raw: bytes, oid_bytes: int) -> list[tuple[bytes, bytes, str]]:
     return out
 
 
+def find_entry(raw: bytes, name: bytes, oid_bytes: int) -> tuple[bytes, bytes, str] | None:
+    """The first entry named ``name`` of a raw tree object, as ``parse_tree`` gives it, or None;
+    raises ``ValueError`` when ``parse_tree`` would (the tree is malformed anywhere). Two passes
+    of a regular expression, no entry built but the one found: a path lookup in a 100,000-file
+    directory took 0.3-0.4 s through ``parse_tree``, ~25 ms so (S102 #2). An entry is what
+    ``parse_tree`` reads: a mode up to the first space, a name up to the first NUL, then the
+    object ID's bytes; each part is forced (a shorter match cannot be followed by its
+    delimiter), so both read the same entries."""
+    import re
+
+    if b"\x00" in name:  # (no entry's name holds one)
+        parse_tree(raw, oid_bytes)
+        return None
+    entry = rb"[^ ]* [^\x00]*\x00.{%d}" % oid_bytes
+    if re.fullmatch(rb"(?:%s)*+" % entry, raw, re.S) is None:
+        raise ValueError("malformed tree")
+    hit = rb"[^ ]* %s\x00" % re.escape(name)
+    found = re.match(rb"(?:(?!%s)%s)*+([^ ]*) %s\x00(.{%d})" % (hit, entry, re.escape(name), oid_bytes), raw, re.S)
+    return None if found is None else (found.group(1), name, found.group(2).hex())
+
+
 def check_tree(commit: str, entries: list[tuple[bytes, bytes, str]]) -> tuple[str, str]:
     """(memory.json oid, signature oid) of a memory commit's tree (§4.2 step 2)."""
     found: dict[str, str] = {}

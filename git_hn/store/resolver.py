@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..core.chain import parse_commit, parse_tree
+from ..core.chain import find_entry, parse_commit
 from ..core.policy import Policy, load
 from ..errors import PolicyError, PolicyInvalid, ValidationError
 from .repo import Repo
@@ -90,10 +90,9 @@ class Resolver:
             if tobj is None or tobj[0] != "tree":
                 raise ProbeError(tree)
             try:
-                entries = parse_tree(tobj[1], self.repo.oid_hex_len // 2)
+                found = find_entry(tobj[1], name, self.repo.oid_hex_len // 2)
             except ValueError:
                 raise ProbeError(tree) from None
-            found = next((e for e in entries if e[1] == name), None)
             if found is None:
                 return None
             mode, _name, oid = found
@@ -128,10 +127,9 @@ class Resolver:
             if tobj[0] != "tree":
                 return None
             try:
-                entries = parse_tree(tobj[1], self.repo.oid_hex_len // 2)
+                found = find_entry(tobj[1], name, self.repo.oid_hex_len // 2)
             except ValueError:
                 return None
-            found = next((e for e in entries if e[1] == name), None)
             if found is None or _MODE_TYPE.get(found[0], "blob") != "tree":
                 return None
             tree = found[2]
