@@ -285,8 +285,10 @@ def path_hint(repo, matched: int, path: str, hidden: dict | None = None, at: str
     if matched or not path or any((hidden or {}).values()):
         return False
     from ..service.recall import directory_hint
+    from ..store.resolver import Resolver
 
-    tree = directory_hint(repo, at, path)
+    resolver = Resolver(repo)  # (one for both lookups: the directory is read once)
+    tree = directory_hint(repo, at, path, resolver=resolver)
     if tree:
         render.hint(tree)
         return True
@@ -310,7 +312,7 @@ def path_hint(repo, matched: int, path: str, hidden: dict | None = None, at: str
         return False
     from ..service.renamed_paths import renamed_hint
 
-    text = renamed_hint(repo, req, path, at, command)
+    text = renamed_hint(repo, req, path, at, command, resolver)
     if text:
         render.hint(text)
     return bool(text)
