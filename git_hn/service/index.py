@@ -241,6 +241,7 @@ _DUMPS = {
             "r.stream, r.seq, r.outcome, r.topics, r.pathset, r.tokens FROM rows r JOIN akeys a "
             "ON a.akey = r.akey ORDER BY r.id",
     "texts": "SELECT id, length, seq FROM texts ORDER BY id",
+    "topics": "SELECT topic, id FROM topics ORDER BY topic, id",
 }
 
 

@@ -366,16 +366,20 @@ def _where(view, req: core.RecallRequest, terms, grouping: bool) -> tuple[list[s
     How the lifecycle test is written decides the plan: counting without query terms reads the
     grouping index alone (``r.lifecycle``); with terms every row's tokens are read, and the
     page is read in §7.7 order from the order index, so there the test must not pick an index
-    (``+r.lifecycle``), which would then be read row by row or sorted."""
+    (``+r.lifecycle``), which would then be read row by row or sorted. With topics, the rows of
+    the first are sought by ID (``topics``), and neither the lifecycle nor the kind picks one."""
     from . import rows as select
 
     where, args = [], []
-    lifecycle = "r.lifecycle" if grouping and not terms else "+r.lifecycle"
-    kind = "+r.kind" if req.path else "r.kind"  # (else SQLite reads every row of the kind: ``path``)
+    lifecycle = "r.lifecycle" if grouping and not terms and not req.topic else "+r.lifecycle"
+    kind = "+r.kind" if req.path or req.topic else "r.kind"  # (else SQLite reads every row of the kind)
     for column, values in ((kind, req.kind), ("r.actor", req.actor), (lifecycle, req.lifecycle)):
         if values:
             where.append(f"{column} IN ({','.join('?' * len(values))})")
             args += list(values)
+    if req.topic:  # (the rows of the first topic sought in ``topics``, S102 #3: not every row read)
+        where.append("r.id IN (SELECT id FROM topics WHERE topic = ?)")
+        args.append(req.topic[0])
     for topic in req.topic:
         where.append("instr(r.topics, ?) > 0")
         args.append(f"\n{topic}\n")

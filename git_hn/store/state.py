@@ -29,7 +29,7 @@ from ..core.gostr import token_sequence
 from ..core.projection import LIFECYCLE_RANK, Node, graph_of, normalized_record_json
 from ..core.tuples import NamedTuple
 from ..errors import ValidationError
-from . import progress, streams, verify
+from . import progress, statedb, streams, verify
 from .repo import Repo
 
 CHUNK = 900  # bound parameters per SQL statement (SQLite's historic limit is 999)
@@ -401,7 +401,7 @@ def _memories(conn, new_mems: dict[str, VerifiedMemory], gone_ids: set[str]) -> 
                 if row is not None:
                     removed[mid] = row[0]
     for part in chunks(removed):
-        for table, column in (("memories", "id"), ("rows", "id"), ("texts", "id"), ("evref", "owner")):
+        for table, column in statedb.BY_MEMORY:
             conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks(len(part))})", part)
     insert_memories(conn, list(added.values()))
     derive(conn, added, removed)
@@ -410,8 +410,8 @@ def _memories(conn, new_mems: dict[str, VerifiedMemory], gone_ids: set[str]) -> 
 def insert_memories(conn, mems: list[VerifiedMemory]) -> Totals:
     """Insert verified memories that are not in the state yet, with their row columns (the
     lifecycle and memory-evidence columns are set by ``derive``)."""
-    # every table is inserted into in key order: a B-tree filled at random positions splits and
-    # rewrites pages (10,000 rows: about twice the time)
+    # every table is inserted into in key order: a B-tree filled at random positions splits and rewrites pages
+    # (10,000 rows: about twice the time); ``topics`` holds each topic of a row, which ``recall --topic`` seeks
     insert_many(conn, "memories", marks(8),
                 sorted((m.memory_id, m.commit, m.envelope.actor, m.envelope.stream, m.envelope.sequence,
                         m.envelope.operation, m.envelope.target, m.envelope.timestamp) for m in mems))
@@ -442,6 +442,7 @@ def insert_memories(conn, mems: list[VerifiedMemory]) -> Totals:
     insert_many(conn, "rows", marks(17), rows)
     insert_many(conn, "texts", marks(3), texts)
     insert_many(conn, "evref", marks(3), refs, verb="INSERT OR IGNORE")
+    insert_many(conn, "topics", marks(2), sorted({(t, r[0]) for r in rows for t in r[14].split("\n") if t}))
     return Totals(len(rows), postings, content)
 
 
@@ -514,9 +515,9 @@ def derive(conn, added: dict[str, VerifiedMemory], removed: dict[str, str], all_
     delta = set(added) | set(removed)
     if not delta:
         return
-    # a new row keeps FRESH_LIFECYCLE (what ``graph_of`` gives a row nothing targets) unless
-    # something targets it, or it is a supersede (whose class depends on its target): only
-    # those, the targets of what changed and what targets it are recomputed
+    # a new row keeps FRESH_LIFECYCLE (what ``graph_of`` gives a row nothing targets) unless something targets it
+    # or it is a supersede (its class depends on its target): those, the targets of what changed and what targets
+    # it are recomputed
     affected = {mid for mid, m in added.items() if m.envelope.operation == "supersede"}
     affected |= {m.envelope.target for m in added.values() if m.envelope.target}
     affected |= {t for t in removed.values() if t}
@@ -569,8 +570,7 @@ SET_LIFECYCLE = "UPDATE rows SET lifecycle = ?, lrank = ?, challenged = ? WHERE 
 
 
 def update_lifecycles(conn, ids: set[str], fresh=()) -> None:
-    """Set the lifecycle columns of the rows ``ids`` (``fresh``: rows that still hold
-    ``FRESH_LIFECYCLE``)."""
+    """Set the lifecycle columns of the rows ``ids`` (``fresh``: rows that still hold ``FRESH_LIFECYCLE``)."""
     if not ids:
         return
     graph = graph_of(list(closure(conn, ids).values()))

@@ -38,7 +38,7 @@ try:  # the C module the sqlite3 package re-exports (connect, Connection and Err
 except ImportError:  # pragma: no cover - an interpreter without it
     import sqlite3
 
-VERSION = "7"  # 6: the rows_log index; 7: given_lines
+VERSION = "8"  # 6: the rows_log index; 7: given_lines; 8: topics
 NAME = "state-v0.sqlite"
 SEAL = "state-v0.seal"
 MAX_BYTES = 8 << 30
@@ -78,10 +78,12 @@ CREATE INDEX rows_utc ON rows(utc);
 CREATE INDEX rows_log ON rows(rtrim(utc, 'Z') DESC, id);  -- memory log's order (core.log.KEY_SQL)
 CREATE TABLE texts(id TEXT PRIMARY KEY, length INTEGER NOT NULL, seq TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX texts_length ON texts(length);
+CREATE TABLE topics(topic TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(topic, id)) WITHOUT ROWID;  -- each of rows.topics
 CREATE TABLE published(remote TEXT NOT NULL, ref TEXT NOT NULL, head TEXT NOT NULL,
                        PRIMARY KEY(remote, ref)) WITHOUT ROWID;
 CREATE TABLE given_lines(remote TEXT PRIMARY KEY, lines TEXT NOT NULL) WITHOUT ROWID;  -- published, as text
 """
+BY_MEMORY = (("memories", "id"), ("rows", "id"), ("texts", "id"), ("evref", "owner"), ("topics", "id"))  # (table, key)
 
 # What the verification outcome and every derived column are a function of, besides the bytes:
 # the code that decides them. A state written by other code is discarded, never reused.
