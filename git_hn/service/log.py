@@ -62,24 +62,18 @@ def _context(repo: Repo, notes: list | None = None):
 def _log_view(repo: Repo, view, req, terms, max_count, notes=None):
     from ..store.stateview import Corrupt
     from .recall import _where
-    from .rows import FROM, trust_filter
+    from .rows import trust_filter
 
     if max_count == 0:
         return []
     ctx, resolver, shown = _context(repo, notes)
-    where, args = _where(view, req, terms, grouping=False)
+    where, args = _where(view, req, terms, grouping=False, kind_index=False)
     if req.trust:
         narrowed = trust_filter(view, where, args, req.trust, ctx.policy)
         if narrowed is None:
             return []
         where, args = narrowed
-    sql = f"SELECT r.id {FROM}"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += f" ORDER BY {core.KEY_SQL} DESC, r.id"
-    if max_count is not None:
-        sql += f" LIMIT {int(max_count)}"
-    ids = [r[0] for r in view.conn.execute(sql, args)]
+    ids = [r[0] for r in view.conn.execute(log_sql(where, max_count), args)]
     out = []
     for i in range(0, len(ids), BATCH):
         batch = ids[i:i + BATCH]
@@ -90,6 +84,16 @@ def _log_view(repo: Repo, view, req, terms, max_count, notes=None):
                 raise Corrupt("a row's columns disagree with its projection")
             out.append(_item(shown(row), mems[ident].envelope))
     return out
+
+
+def log_sql(where: list[str], max_count: int | None) -> str:
+    """The IDs of the rows passing ``where`` (``recall._where`` without its kind index), newest
+    first (``core.KEY_SQL``), at most ``max_count``."""
+    from .rows import FROM
+
+    sql = f"SELECT r.id {FROM}" + (" WHERE " + " AND ".join(where) if where else "")
+    sql += f" ORDER BY {core.KEY_SQL} DESC, r.id"
+    return sql if max_count is None else sql + f" LIMIT {int(max_count)}"
 
 
 def _log_full(repo: Repo, req, terms, max_count, sources=None, notes=None):

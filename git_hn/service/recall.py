@@ -360,19 +360,22 @@ def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep
     return core.document(digest, matched, out, more, req.max_bytes, bool(req.cursor))
 
 
-def _where(view, req: core.RecallRequest, terms, grouping: bool) -> tuple[list[str], list]:
+def _where(view, req: core.RecallRequest, terms, grouping: bool, kind_index: bool = True) -> tuple[list[str], list]:
     """The request's context-free filters as SQL over ``rows r JOIN akeys a``.
 
     How the lifecycle test is written decides the plan: counting without query terms reads the
     grouping index alone (``r.lifecycle``); with terms every row's tokens are read, and the
     page is read in §7.7 order from the order index, so there the test must not pick an index
     (``+r.lifecycle``), which would then be read row by row or sorted. With topics, the rows of
-    the first are sought by ID (``topics``), and neither the lifecycle nor the kind picks one."""
+    the first are sought by ID (``topics``), and neither the lifecycle nor the kind picks one.
+    Without ``kind_index`` (``memory log``, in its own order) the kind never picks one either: the
+    newest rows are read from the log's order index until the page is full (S102 #4: every
+    decision was read and sorted for 5 of them)."""
     from . import rows as select
 
     where, args = [], []
     lifecycle = "r.lifecycle" if grouping and not terms and not req.topic else "+r.lifecycle"
-    kind = "+r.kind" if req.path or req.topic else "r.kind"  # (else SQLite reads every row of the kind)
+    kind = "+r.kind" if req.path or req.topic or not kind_index else "r.kind"  # (not every row of the kind)
     for column, values in ((kind, req.kind), ("r.actor", req.actor), (lifecycle, req.lifecycle)):
         if values:
             where.append(f"{column} IN ({','.join('?' * len(values))})")

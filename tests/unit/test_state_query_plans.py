@@ -253,3 +253,21 @@ def test_a_topic_filter_reads_only_the_rows_of_the_topic(conn, kinds, lifecycles
         plan = " ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, args))
         assert "SEARCH r USING PRIMARY KEY (id=?)" in plan and "SEARCH topics USING PRIMARY KEY (topic=?)" in plan, plan
         assert "SCAN" not in plan, plan
+
+
+@pytest.mark.parametrize("kinds,actors", [(("decision",), ()), (("decision", "observation"), ()),
+                                          (("decision",), ("a" * 64,)), ((), ())])
+def test_the_newest_memories_of_a_kind_are_read_from_the_log_index(conn, kinds, actors):
+    """``memory log --kind K -n N`` reads the log's order index until N rows of the kind are
+    found; the kind's index made SQLite read and sort every row of the kind (0.25 s for 5 at
+    100,000 memories, S102 #4)."""
+    from types import SimpleNamespace
+
+    from git_hn.core import recall as core
+    from git_hn.service.log import log_sql
+    from git_hn.service.recall import _where
+
+    req = core.RecallRequest(at_commit="", kind=kinds, actor=actors, lifecycle=())
+    where, args = _where(SimpleNamespace(conn=conn), req, None, False, kind_index=False)
+    plan = " ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + log_sql(where, 5), args))
+    assert "USING INDEX rows_log" in plan and "TEMP B-TREE" not in plan, plan
