@@ -34,11 +34,24 @@ class Group:
 
 
 def groups(view, where: list[str], args: list) -> list[Group]:
+    """The groups of the rows passing ``where``, in key order, with their rows counted. SQLite
+    groups them by lifecycle too, in the grouping index's own order (no sort of every row: a
+    read of every lifecycle, ``--lifecycle all``, spent 0.15 s of 0.2 s sorting 100,000 rows, 35 ms
+    so, S102 #5), and the few groups that differ only by lifecycle are merged here."""
     sql = f"SELECT {GROUP}, count(*), max(r.size) {FROM}"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " GROUP BY r.akey, r.ev_memory, r.actor, r.kind"
-    return [Group(row) for row in view.conn.execute(sql, args)]
+    sql += " GROUP BY r.lifecycle, r.akey, r.ev_memory, r.actor, r.kind"
+    merged: dict[tuple, Group] = {}
+    for row in view.conn.execute(sql, args):
+        g = Group(row)
+        seen = merged.get(g.key)
+        if seen is None:
+            merged[g.key] = g
+        else:
+            seen.count += g.count
+            seen.biggest = max(seen.biggest, g.biggest)
+    return [merged[key] for key in sorted(merged)]  # (SQLite's order: UTF-8 keeps code point order)
 
 
 def keep_rows(view, keep: set) -> None:

@@ -271,3 +271,29 @@ def test_the_newest_memories_of_a_kind_are_read_from_the_log_index(conn, kinds, 
     where, args = _where(SimpleNamespace(conn=conn), req, None, False, kind_index=False)
     plan = " ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + log_sql(where, 5), args))
     assert "USING INDEX rows_log" in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_every_lifecycle_is_grouped_in_the_grouping_index_order(conn):
+    """``recall --lifecycle all`` groups every row: SQLite reads the grouping index in its own
+    order, never sorting every row (0.15 s at 100,000 memories, S102 #5), and the groups that
+    differ only by lifecycle are merged, counted and sized as one."""
+    from types import SimpleNamespace
+
+    from git_hn.service import rows as select
+
+    seen = []
+    conn.set_trace_callback(seen.append)
+    assert select.groups(SimpleNamespace(conn=conn), [], []) == []
+    conn.set_trace_callback(None)
+    plan = " ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + seen[-1]))
+    assert "COVERING INDEX rows_groups" in plan and "TEMP B-TREE" not in plan, plan
+
+    def row(rid, lifecycle, akey, size, kind="decision"):
+        return (rid, kind, lifecycle, 0, 0, "t", "u", size, akey, "", "a", "s", 1, "", "", "", "")
+    conn.executemany("INSERT INTO rows VALUES (" + ", ".join("?" * 17) + ")",
+                     [row("m1", "active", 2, 5), row("m2", "retracted", 2, 9), row("m3", "superseded", 2, 1),
+                      row("m4", "active", 1, 3), row("m5", "retracted", 1, 4, "observation")])
+    conn.executemany("INSERT INTO akeys VALUES (?, ?, 'descendants', '', '', '', '', 0)", [(1, "c1"), (2, "c2")])
+    got = [(g.key, g.count, g.biggest) for g in select.groups(SimpleNamespace(conn=conn), [], [])]
+    assert got == [((1, "", "a", "decision"), 1, 3), ((1, "", "a", "observation"), 1, 4),
+                   ((2, "", "a", "decision"), 3, 9)]
