@@ -142,7 +142,7 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms, made
     digest = core.query_digest(req, fingerprint, policy.digest)
     ctx = Context(at, req.subject, req.path, policy.memory, policy.digest)
     where, args = _where(view, req, terms, grouping=True)
-    groups = select.groups(view, where, args)
+    groups = select.groups(view, where, args, by_index=terms is None)
     where, args = _where(view, req, terms, grouping=False)
     classes = select.Classes(ctx, resolver)
     classes.prefetch(groups)

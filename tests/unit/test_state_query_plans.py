@@ -297,3 +297,24 @@ def test_every_lifecycle_is_grouped_in_the_grouping_index_order(conn):
     got = [(g.key, g.count, g.biggest) for g in select.groups(SimpleNamespace(conn=conn), [], [])]
     assert got == [((1, "", "a", "decision"), 1, 3), ((1, "", "a", "observation"), 1, 4),
                    ((2, "", "a", "decision"), 3, 9)]
+
+
+def test_rows_read_for_their_terms_are_read_in_the_tables_order(conn):
+    """With query terms every row's tokens are read: recall groups them from the table in its
+    own order (reading the grouping index in its order looked each row up: 0.5 s against 0.25 s
+    at 100,000 memories)."""
+    from types import SimpleNamespace
+
+    from git_hn.core import recall as core
+    from git_hn.service import rows as select
+    from git_hn.service.recall import _where
+
+    req = core.RecallRequest(at_commit="", query="quarantine", lifecycle=("active",))
+    where, args = _where(SimpleNamespace(conn=conn), req, core.parse_query(req.query), True)
+    seen = []
+    conn.set_trace_callback(seen.append)
+    select.groups(SimpleNamespace(conn=conn), where, args, by_index=False)
+    conn.set_trace_callback(None)
+    sql = seen[-1].replace("' quarantine '", "?")
+    plan = " ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, [" quarantine "]))
+    assert "SCAN r" in plan and "INDEX" not in plan.split("SEARCH a")[0], plan
