@@ -318,3 +318,12 @@ def test_rows_read_for_their_terms_are_read_in_the_tables_order(conn):
     sql = seen[-1].replace("' quarantine '", "?")
     plan = " ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, [" quarantine "]))
     assert "SCAN r" in plan and "INDEX" not in plan.split("SEARCH a")[0], plan
+
+
+def test_the_tips_of_the_streams_are_looked_up_not_scanned(conn):
+    """The newest memory of each stream (``stream_authors``: names for ``log``, ``recall
+    --actor``) is one chain lookup per source; a plain join scanned the whole chain (S102 #4)."""
+    from git_hn.service.policy_edit import TIPS_SQL
+
+    plan = " ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + TIPS_SQL))
+    assert "SEARCH c USING PRIMARY KEY (sid=? AND seq=?)" in plan and "SCAN c" not in plan, plan
