@@ -84,32 +84,50 @@ def log(values: dict, positional: list[str]) -> int:
             raise
         raise InputError(explain_actor_filter(repo, values.get("actor") or ())) from None
     notes: list[str] = []  # an invalid policy at HEAD: listed anyway, trust policy-invalid
-    items = service.log(repo, req, max_count, notes)
+    held = service.spooled(repo, req, max_count, notes)  # (verified whole before a line is written)
+    try:
+        return _written(repo, values, req, max_count, held, notes)
+    finally:
+        held.close()
+
+
+def _written(repo, values: dict, req, max_count, held, notes: list) -> int:
+    """Write the log ``held`` (``service.log.spooled``), its hints first: a page at a time, so a
+    whole history is never in memory at once (issue 11)."""
+    from ..core import log as core
+    from ..service import log as service
+
     render.warnings(notes)
     from . import advice
 
+    qualified, authors = set(), set()  # (a first pass over what is held: the hints come first)
+    for batch in service.items(held):
+        qualified.update((it.actor, it.kind) for it in batch if it.trust == "qualified")
+        authors.update((it.actor_name, it.actor) for it in batch)
     # (before the lines: a pager takes the terminal once they are written)
-    advice.policy_drift(repo, "HEAD", {(it.actor, it.kind) for it in items if it.trust == "qualified"})
+    advice.policy_drift(repo, "HEAD", qualified)
     advice.lost_streams(repo)
     # the brief's header line, when nothing of the team's is imported (a review: a log of one's own
     # memory alone said nothing); not for -n 0, which asks for nothing, nor where ``nothing_here`` says it
     filtered = any(values.get(k) for k in ("kind", "actor", "topic", "path", "subject", "lifecycle", "trust",
                                            "query"))
-    if items:
+    if held.count:
         advice.no_selection(repo, saved_any=True)
-    from ..core import log as core
 
     if values.get("json"):
-        render.json_line(core.document(items))
-        if not items and max_count != 0:
+        out = sys.stdout.buffer
+        for chunk in core.document_chunks(service.items(held)):
+            out.write(chunk)
+        out.flush()
+        if not held.count and max_count != 0:
             advice.path_hint(repo, 0, req.path, None, "HEAD", req, "log")  # (stderr, as recall's with --json)
             advice.no_selection(repo, saved_any=True)
         return 0
     graph = bool(values.get("graph"))
     from ..service.names import known_authors
 
-    known = known_authors(repo) if items else []
-    if not items and max_count != 0:
+    known = known_authors(repo) if held.count else []
+    if not held.count and max_count != 0:
         # (nothing on stdout reads as a command that did nothing: said on stderr, on a terminal
         # and in a pipe alike, as recall's hints are; a newcomer trial got a silent empty log)
         if filtered:
@@ -123,8 +141,11 @@ def log(values: dict, positional: list[str]) -> int:
         render.hint(unimported.nothing_here(repo))
         return 0
     if not sys.stdout.isatty():
-        render.lines(core.lines(items, graph, known=known))
+        shared = core.shared_names([*authors, *known])
+        for batch in service.items(held):
+            render.lines(core.lines(batch, graph, shared=shared))
         return 0
+    items = [it for batch in service.items(held) for it in batch]  # (a terminal: fitted, maybe paged)
     text = terminal_text(items, graph, no_color=bool(values.get("no_color")), known=known)
     pager = None if values.get("no_pager") else _pager(repo)
     if pager is None:

@@ -100,11 +100,29 @@ def ordered(items: list[Item]) -> list[Item]:
 def document(items: list[Item]) -> dict:
     """``log --json``: like every document that carries author text (names, summaries), it
     carries the warning that such text is inert data."""
-    return {"version": 0, "warning": WARNING, "memories": [
-        {"id": it.id, "stream": it.stream, "actor": it.actor, "actorName": it.actor_name,
-         "signedTimestamp": it.signed_timestamp, "kind": it.kind, "lifecycle": it.lifecycle,
-         "trust": it.trust, "summary": it.summary,
-         "relations": [{"type": t, "memoryId": m} for t, m in it.relations]} for it in items]}
+    return {"version": 0, "warning": WARNING, "memories": [_memory_json(it) for it in items]}
+
+
+def _memory_json(it: Item) -> dict:
+    return {"id": it.id, "stream": it.stream, "actor": it.actor, "actorName": it.actor_name,
+            "signedTimestamp": it.signed_timestamp, "kind": it.kind, "lifecycle": it.lifecycle,
+            "trust": it.trust, "summary": it.summary,
+            "relations": [{"type": t, "memoryId": m} for t, m in it.relations]}
+
+
+def document_chunks(batches):
+    """``document``'s canonical JSON line (``canonical.compact_line``) in parts, one per batch of
+    items, so that a whole log is never one document in memory (issue 11): the same bytes."""
+    from . import canonical
+
+    head = canonical.compact(document([]))
+    yield head[:-len(b"]}")]  # (the memories come last: insertion order is the contract's)
+    sep = b""
+    for batch in batches:
+        if batch:
+            yield sep + b",".join(canonical.compact(_memory_json(it)) for it in batch)
+            sep = b","
+    yield b"]}\n"
 
 
 class Fields(NamedTuple):
@@ -203,12 +221,16 @@ def relation_lines(it: Item) -> list[str]:
             for n, (t, m) in enumerate(it.relations)]
 
 
-def lines(items: list[Item], graph: bool, width: int | None = None, cells=len, known=()) -> list[str]:
+def lines(items: list[Item], graph: bool, width: int | None = None, cells=len, known=(),
+          shared: set[str] | None = None) -> list[str]:
     """The plain human log: one line per memory, and with ``graph`` its relations below it.
     ``known``: more ``(name, actor)`` pairs (the actors the clone knows), so that a name is
-    tagged when it is shared with an actor none of whose memories is listed."""
+    tagged when it is shared with an actor none of whose memories is listed. ``shared``: the
+    names to tag, when the caller decided them over a whole log it writes in parts (``known``
+    is then unused)."""
     out = []
-    shared = shared_names([*((it.actor_name, it.actor) for it in items), *known])
+    if shared is None:
+        shared = shared_names([*((it.actor_name, it.actor) for it in items), *known])
     for it in items:
         out.append(join(fit(fields(it, shared), width, cells)))
         if graph:

@@ -40,13 +40,48 @@ def log(repo: Repo, req: recall_core.RecallRequest, max_count: int | None = None
         notes: list | None = None) -> list[core.Item]:
     """The log; with ``notes`` (a list) and no trust filter, an invalid policy at HEAD adds its
     warning to ``notes`` and every line's trust is ``policy-invalid`` (``invalid_policy``)."""
+    held = spooled(repo, req, max_count, notes)
+    try:
+        return [it for batch in items(held) for it in batch]
+    finally:
+        held.close()
+
+
+def spooled(repo: Repo, req: recall_core.RecallRequest, max_count: int | None = None,
+            notes: list | None = None):
+    """``log``'s items, newest first, held in a ``store.spool.Spool`` (read with ``items``): the
+    state's rows are verified a batch at a time and only the items are kept (issue 11: a whole
+    log at 100k memories held every memory it had read, 0.6 GiB)."""
     from ..store import stateview
+    from ..store.spool import Spool
 
     terms = recall_core.parse_query(req.query)
     listing = streams.list_sources(repo)
     notes = None if req.trust else notes  # (a trust filter needs the policy)
-    return stateview.serve(repo, lambda view: _log_view(repo, view, req, terms, max_count, notes),
-                           lambda: _log_full(repo, req, terms, max_count, listing, notes), listing)
+    held = Spool()
+
+    def with_view(view):
+        held.reset()  # (a state found corrupt part way: the answer begins again)
+        _log_view(repo, view, req, terms, max_count, notes, held.add)
+
+    def full():
+        held.reset()
+        found = _log_full(repo, req, terms, max_count, listing, notes)
+        for i in range(0, len(found), BATCH):
+            held.add([tuple(it) for it in found[i:i + BATCH]])
+
+    try:
+        stateview.serve(repo, with_view, full, listing)
+    except BaseException:
+        held.close()
+        raise
+    return held
+
+
+def items(held):
+    """The batches of ``Item`` a spool of ``spooled`` holds, in order."""
+    for batch in held.batches():
+        yield [core.Item(*t) for t in batch]
 
 
 def log_full(repo: Repo, req: recall_core.RecallRequest, max_count: int | None = None) -> list[core.Item]:
@@ -59,31 +94,35 @@ def _context(repo: Repo, notes: list | None = None):
     return ctx, resolver, marked if invalid else (lambda row: row)
 
 
-def _log_view(repo: Repo, view, req, terms, max_count, notes=None):
+def _log_view(repo: Repo, view, req, terms, max_count, notes, add) -> None:
+    """Adds the items, a batch of tuples at a time, to ``add``."""
     from ..store.stateview import Corrupt
     from .recall import _where
     from .rows import trust_filter
 
     if max_count == 0:
-        return []
+        return
     ctx, resolver, shown = _context(repo, notes)
     where, args = _where(view, req, terms, grouping=False, kind_index=False)
     if req.trust:
         narrowed = trust_filter(view, where, args, req.trust, ctx.policy)
         if narrowed is None:
-            return []
+            return
         where, args = narrowed
-    ids = [r[0] for r in view.conn.execute(log_sql(where, max_count), args)]
-    out = []
-    for i in range(0, len(ids), BATCH):
-        batch = ids[i:i + BATCH]
+    rows = view.conn.execute(log_sql(where, max_count), args)
+    while True:
+        batch = [r[0] for r in rows.fetchmany(BATCH)]
+        if not batch:
+            return
         proj, mems = view.project(batch, ctx, resolver)
+        out = []
         for ident in batch:
             row = row_index_json(proj.rows[ident])
             if not recall_core.matches(_as_candidate(row), req, terms) or mems.get(ident) is None:
                 raise Corrupt("a row's columns disagree with its projection")
-            out.append(_item(shown(row), mems[ident].envelope))
-    return out
+            out.append(tuple(_item(shown(row), mems[ident].envelope)))
+        add(out)
+        view.forget()  # (only the items are kept: issue 11)
 
 
 def log_sql(where: list[str], max_count: int | None) -> str:

@@ -409,12 +409,19 @@ class View:
                                                       pathset, tokens)))
         return [mid for _seq, mid in sorted(out)]
 
+    def forget(self) -> None:
+        """Drop the memories loaded so far (a command that pages through the whole history keeps
+        only what it answers: issue 11)."""
+        self._loaded.clear()
+
     # -- memories from Git, checked against the state --------------------------------------------
 
-    def load(self, ids) -> dict[str, VerifiedMemory]:
-        """The verified memories of ``ids`` (those in the state), read from Git and re-checked."""
+    def load(self, ids, infos=None) -> dict[str, VerifiedMemory]:
+        """The verified memories of ``ids`` (those in the state), read from Git and re-checked
+        (``infos``: what ``info`` gave for some of them already)."""
         want = [i for i in ids if i not in self._loaded]
-        infos = self.info(want)
+        given = {i: infos[i] for i in want if i in infos} if infos else {}
+        infos = {**given, **self.info([i for i in want if i not in given])}
         if infos:
             sigs: dict[str, str] = {}
             commits = [i.commit for i in infos.values()]
@@ -451,7 +458,7 @@ class View:
         closure = ids | self.targeting(ids) | set(extra)
         first = self.info(closure)
         closure |= {i.target for i in first.values() if i.target}
-        mems = self.load(closure)
+        mems = self.load(closure, first)
         cited = {e[len("memory:"):] for m in mems.values() if m.envelope.record is not None
                  for e in m.envelope.record.evidence or () if e.startswith("memory:")}
         known = self.present(cited) | set(mems)
