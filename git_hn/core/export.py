@@ -144,33 +144,46 @@ def markdown(items: list[Exported], withheld=None) -> list[str]:
     """Grouped by kind (protocol order), then by the first topic in sorted order (each memory is
     listed once; its other topics are shown with it), newest first within a group. ``withheld``:
     whether an anchored path is not repeated (the service gives the secret lint's test)."""
-    from .limits import KINDS
-
     items = [it for it in items if it.row is not None]  # a record's retractions show with it
-    groups: dict[str, dict[str, list[Exported]]] = {}
-    for it in items:
-        env = it.memory.envelope
-        topics = env.record.topics or ()
-        first = min(topics, key=lambda t: t.encode("utf-8", "surrogatepass")) if topics else ""
-        groups.setdefault(env.record.kind, {}).setdefault(first, []).append(it)
-    out = ["# Memory export", "", f"{len(items)} {'memory' if len(items) == 1 else 'memories'}.", ""]
-    for kind in sorted(groups, key=lambda k: (KINDS.index(k) if k in KINDS else len(KINDS), k)):
-        out += [f"## {md_inline(kind)}", ""]
-        by_topic = groups[kind]
-        for topic in sorted(by_topic, key=lambda t: (t == "", t.encode("utf-8", "surrogatepass"))):
-            out += [f"### {md_inline(topic) if topic else NO_TOPIC}", ""]
-            for it in sorted(by_topic[topic], key=_newest_first):
-                out += _md_entry(it, withheld)
+    out = md_head(len(items))
+    for part in md_plan([(*md_key(it), n) for n, it in enumerate(items)]):
+        out += part if isinstance(part, list) else md_entry(items[part], withheld)
     return out
 
 
-def _newest_first(it: Exported):
-    utc = it.row.get("signedTimestamp", it.memory.envelope.timestamp)
-    return (_negate(utc_timestamp(utc)), it.memory.memory_id)
+def md_head(total: int) -> list[str]:
+    return ["# Memory export", "", f"{total} {'memory' if total == 1 else 'memories'}.", ""]
 
 
-def _negate(text: str) -> tuple[int, ...]:
-    return tuple(-b for b in text.encode("ascii"))
+def md_key(it: Exported) -> tuple[str, str, str, str]:
+    """What places a record in the Markdown export: (kind, first topic in UTF-8 order or "",
+    UTC signed time, memory ID)."""
+    env = it.memory.envelope
+    topics = env.record.topics or ()
+    first = min(topics, key=lambda t: t.encode("utf-8", "surrogatepass")) if topics else ""
+    return (env.record.kind, first, utc_timestamp(it.row.get("signedTimestamp", env.timestamp)),
+            it.memory.memory_id)
+
+
+def md_plan(keys: list[tuple]):
+    """The Markdown export's order over ``keys`` ((kind, topic, utc, ID, handle), ``md_key`` plus
+    whatever names the entry): the heading lines (a list) before each group, and each record's
+    handle where its entry goes. Within a group newest first, then by ID: every UTC time ends in
+    ``Z`` (none is a prefix of another), so descending text order is the instant's."""
+    from .limits import KINDS
+
+    groups: dict[str, dict[str, list[tuple]]] = {}
+    for key in keys:
+        groups.setdefault(key[0], {}).setdefault(key[1], []).append(key)
+    for kind in sorted(groups, key=lambda k: (KINDS.index(k) if k in KINDS else len(KINDS), k)):
+        yield [f"## {md_inline(kind)}", ""]
+        by_topic = groups[kind]
+        for topic in sorted(by_topic, key=lambda t: (t == "", t.encode("utf-8", "surrogatepass"))):
+            yield [f"### {md_inline(topic) if topic else NO_TOPIC}", ""]
+            group = sorted(by_topic[topic], key=lambda k: k[3])
+            group.sort(key=lambda k: k[2], reverse=True)  # (stable: IDs stay in order within a time)
+            for key in group:
+                yield key[4]
 
 
 WITHHELD = "(a path not repeated here: it looks like a credential; the JSON Lines export has it)"
@@ -195,7 +208,7 @@ def md_anchor(rec, withheld=None) -> list[str]:
     return [spell_invisible(line) for line in out]
 
 
-def _md_entry(it: Exported, withheld=None) -> list[str]:
+def md_entry(it: Exported, withheld=None) -> list[str]:
     """One memory: a level-4 heading (short ID, date, author), paragraphs of metadata (its anchor
     among them: ``md_anchor``), then the content as an indented code block after a blank line
     (never a list item, whose indentation would turn the block back into a paragraph)."""
@@ -271,5 +284,5 @@ def replay_key(env: Envelope) -> bytes:
 
 
 __all__ = ["FORMATS", "MAX_IMPORT_BYTES", "MAX_IMPORT_DRAFTS", "Exported", "export_line", "with_lifecycle",
-           "check_export_line", "markdown", "md_inline", "md_block", "split_drafts", "line_error",
+           "check_export_line", "markdown", "md_head", "md_key", "md_plan", "md_entry", "md_inline", "md_block", "split_drafts", "line_error",
            "replay_key", "projection_json"]
