@@ -149,14 +149,34 @@ def check_asset(text: str) -> str:
 
 def render(doc: dict, script: str, style: str) -> str:
     """The whole page. ``script`` and ``style`` are the page's own assets (trusted, checked)."""
+    return "".join(render_parts({**doc, "memories": []}, [doc["memories"]], len(doc["memories"]), script, style))
+
+
+def render_parts(doc: dict, batches, total: int, script: str, style: str):
+    """``render``'s page in parts, its ``total`` memories given in ``batches`` (lists, in the
+    document's order) rather than in ``doc`` (whose ``memories`` is empty): a page of the whole
+    history is never one string (issue 11). The same text."""
     script, style = check_asset(script), check_asset(style)
     at = doc["atCommit"]
     if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", at):
         raise ValueError("the query commit is not an object ID")
-    for m in doc["memories"]:
-        if not _HEX_ID.match(m["id"]):
-            raise ValueError("a memory ID is not a sha256 ID")
-    total = len(doc["memories"])
+    before, slot, after = embed_json(doc).partition('"memories":[]')
+    if not slot:  # pragma: no cover - sorted keys: always there
+        raise ValueError("the document has no memories")
+    yield _page_head(at, total, script, style) + f'<script type="application/json" id="hn-data">{before}"memories":['
+    sep = ""
+    for batch in batches:
+        for m in batch:
+            if not _HEX_ID.match(m["id"]):
+                raise ValueError("a memory ID is not a sha256 ID")
+        if batch:
+            yield sep + ",".join(embed_json(m) for m in batch)
+            sep = ","
+    yield f"]{after}</script>\n<script>{script}</script>\n</body>\n</html>\n"
+
+
+def _page_head(at: str, total: int, script: str, style: str) -> str:
+    """The page up to its data block."""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en" dir="ltr">\n<head>\n'
@@ -192,9 +212,6 @@ def render(doc: dict, script: str, style: str) -> str:
         '<p class="note">Supersession chains from the oldest record, with the retractions and '
         "challenges of each record (every memory, whatever the filters).</p>\n"
         '<ul id="relations" class="relations"></ul>\n</section>\n</main>\n'
-        f'<script type="application/json" id="hn-data">{embed_json(doc)}</script>\n'
-        f"<script>{script}</script>\n"
-        "</body>\n</html>\n"
     )
 
 

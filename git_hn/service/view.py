@@ -42,8 +42,13 @@ def document(repo: Repo, at: str = "HEAD") -> dict:
 
     commit = repo.resolve_commit(at or "HEAD")
     listing = streams.list_sources(repo)
-    return stateview.serve(repo, lambda view: _from_view(repo, view, commit),
-                           lambda: _from_full(repo, commit, listing), listing)
+
+    def with_view(view):
+        entries, events = [], []
+        _from_view(repo, view, commit, entries.extend, events.extend)
+        return core.document(entries, events, commit)
+
+    return stateview.serve(repo, with_view, lambda: _from_full(repo, commit, listing), listing)
 
 
 def document_full(repo: Repo, at: str = "HEAD") -> dict:
@@ -52,11 +57,15 @@ def document_full(repo: Repo, at: str = "HEAD") -> dict:
 
 
 def render(doc: dict) -> str:
+    script, style = _assets()
+    return core.render(doc, script, style)
+
+
+def _assets() -> tuple[str, str]:
     from importlib import resources
 
     assets = resources.files("git_hn") / "assets"
-    return core.render(doc, (assets / "view.js").read_text("utf-8"),
-                       (assets / "view.css").read_text("utf-8"))
+    return (assets / "view.js").read_text("utf-8"), (assets / "view.css").read_text("utf-8")
 
 
 def _context(repo: Repo, commit: str):
@@ -65,15 +74,21 @@ def _context(repo: Repo, commit: str):
     return Context(commit, "", "", policy.memory, policy.digest), resolver
 
 
-def _from_view(repo: Repo, view, commit: str) -> dict:
+def _from_view(repo: Repo, view, commit: str, add_entries, add_events) -> None:
+    """The timeline's entries, newest first (``memory log``'s order, which ``core.view_page
+    .document`` gives too), to ``add_entries`` a batch at a time; the retractions and challenges
+    of each batch to ``add_events``."""
+    from ..core import log as logcore
     from ..store.stateview import Corrupt
 
     ctx, resolver = _context(repo, commit)
-    ids = [r[0] for r in view.conn.execute("SELECT id FROM rows ORDER BY id")]
-    entries, events = [], []
-    for i in range(0, len(ids), BATCH):
-        batch = ids[i:i + BATCH]
+    rows = view.conn.execute(f"SELECT r.id FROM rows r ORDER BY {logcore.KEY_SQL} DESC, r.id")
+    while True:
+        batch = [r[0] for r in rows.fetchmany(BATCH)]
+        if not batch:
+            return
         proj, mems = view.project(batch, ctx, resolver)
+        entries, events = [], []
         for ident in batch:
             if ident not in mems or ident not in proj.rows:
                 raise Corrupt("a row without its memory")
@@ -83,10 +98,106 @@ def _from_view(repo: Repo, view, commit: str) -> dict:
                 if other not in mems:
                     raise Corrupt("a relation without its memory")
                 events.append(core.event_entry(other, mems[other].envelope, ctx.policy))
-    return core.document(entries, events, commit)
+        add_entries(entries)
+        add_events(events)
+        view.forget()  # (only the entries are kept: issue 11)
+
+
+class Held:
+    """A page's entries verified a batch at a time and held (``store.spool``) until the page is
+    written, with what is decided over all of them first: their count, the paths that look alike
+    (``core.view_page.document``), the (actor, kind) pairs shown qualified (the drift hint) and
+    the untrusted authors (the revoked notice). The events (retractions and challenges, sorted
+    by ID) are kept in memory: one small entry each."""
+
+    def __init__(self, commit: str):
+        from ..store.spool import Spool
+
+        self.commit = commit
+        self.entries = Spool()
+        self.reset()
+
+    def reset(self) -> None:
+        from collections import Counter
+
+        self.entries.reset()
+        self.events: list[dict] = []
+        self.paths: set[str] = set()
+        self.qualified: set = set()
+        self.untrusted: Counter = Counter()
+
+    def add_entries(self, batch: list[dict]) -> None:
+        for e in batch:
+            self.paths.update(e["paths"])
+            if e["trust"] == "qualified":
+                self.qualified.add((e["actor"], e["kind"]))
+            elif e["trust"] == "actor-untrusted":
+                self.untrusted[e["actor"]] += 1
+        self.entries.add(batch)
+
+    def add_events(self, batch: list[dict]) -> None:
+        self.events += batch
+
+    def chunks(self, notice: str, empty: str):
+        """The page's bytes, in parts (``core.view_page.render_parts``)."""
+        from ..core.invisible import lookalikes
+
+        told = lookalikes(self.paths)
+        skeleton = {"version": 0, "atCommit": self.commit, "memories": [],
+                    "events": sorted(self.events, key=lambda e: e["id"])}
+        if notice:
+            skeleton["notice"] = core.inert_line(notice[:1].upper() + notice[1:])
+        if empty:
+            skeleton["empty"] = core.inert_line(empty[:1].upper() + empty[1:])
+
+        def batches():
+            for batch in self.entries.batches():
+                yield [e | {"paths": [f"{p} ({told[p]})" if p in told else p for p in e["paths"]]}
+                       if told and any(p in told for p in e["paths"]) else e for e in batch]
+
+        try:
+            for part in core.render_parts(skeleton, batches(), self.entries.count, *_assets()):
+                yield part.encode("utf-8")
+        finally:
+            self.entries.close()
+
+
+def held_page(repo: Repo, at: str = "HEAD") -> Held:
+    """The page at revision ``at``, verified and held (``Held``)."""
+    from ..store import stateview
+
+    commit = repo.resolve_commit(at or "HEAD")
+    listing = streams.list_sources(repo)
+    held = Held(commit)
+
+    def with_view(view):
+        held.reset()  # (a state found corrupt part way: the page begins again)
+        _from_view(repo, view, commit, held.add_entries, held.add_events)
+
+    def full():
+        held.reset()
+        entries, events = _full_parts(repo, commit, listing)
+        for i in range(0, len(entries), BATCH):
+            held.add_entries(entries[i:i + BATCH])
+        held.add_events(events)
+
+    try:
+        stateview.serve(repo, with_view, full, listing)
+    except BaseException:
+        held.entries.close()
+        raise
+    return held
 
 
 def _from_full(repo: Repo, commit: str, sources=None) -> dict:
+    entries, events = _full_parts(repo, commit, sources)
+    return core.document(entries, events, commit)
+
+
+def _full_parts(repo: Repo, commit: str, sources=None) -> tuple[list[dict], list[dict]]:
+    """The timeline's entries, newest first, and the events, from a full projection."""
+    from ..core import log as logcore
+
     collection = streams.collect(repo, sources)
     ctx, resolver = _context(repo, commit)
     resolver.prefetch_types({m.envelope.record.anchor.commit for m in collection.memories
@@ -99,7 +210,9 @@ def _from_full(repo: Repo, commit: str, sources=None) -> dict:
         entries.append(_entry(row, envelopes[row["id"]]))
         for other in row["retractions"] + row["challengers"]:
             events.append(core.event_entry(other, envelopes[other], ctx.policy))
-    return core.document(entries, events, commit)
+    entries.sort(key=lambda e: e["id"])
+    entries.sort(key=lambda e: logcore.order_key(e["utc"]), reverse=True)
+    return entries, events
 
 
 def _entry(row: dict, env) -> dict:
@@ -109,10 +222,12 @@ def _entry(row: dict, env) -> dict:
 # -- writing ---------------------------------------------------------------------------------
 
 
-def write_default(repo: Repo, page: str) -> str:
+def write_default(repo: Repo, page) -> str:
+    """``page``: its text, or its bytes in parts."""
     path = page_path(repo)
     try:
-        private.write_private(repo.worktree_hn_dir, path, page.encode("utf-8"), derived=True)
+        private.write_private(repo.worktree_hn_dir, path, page.encode("utf-8") if isinstance(page, str) else page,
+                              derived=True)
     except LocalStateError as exc:
         # a private directory (or a git directory) made read-only, a read-only mount: the page
         # can still go elsewhere
@@ -124,8 +239,9 @@ def write_default(repo: Repo, page: str) -> str:
     return path
 
 
-def write_output(path: str, page: str) -> str:
-    """Write ``page`` to a user-named file (see the module docstring for what is refused)."""
+def write_output(path: str, page) -> str:
+    """Write ``page`` (its text, or its bytes in parts) to a user-named file (see the module
+    docstring for what is refused)."""
     path = os.path.abspath(path)
     _check_replaceable(path)
     def place(tmp: str) -> None:
@@ -133,7 +249,8 @@ def write_output(path: str, page: str) -> str:
         os.rename(tmp, path)
 
     try:
-        private.write_beside(os.path.dirname(path), ".hn-view-", page.encode("utf-8"), place)
+        private.write_beside(os.path.dirname(path), ".hn-view-", page.encode("utf-8") if isinstance(page, str) else page,
+                             place)
     except OSError as exc:
         # (a review: a read-only mount was said in the system's raw words, the page unnamed as such)
         import errno
@@ -184,27 +301,27 @@ def write_page(repo: Repo, at: str, output: str | None) -> tuple[str, str, str]:
     from .policy_drift import hint
     from .unimported import nothing_here
 
-    doc = document(repo, at)
-    drift = hint(repo, doc["atCommit"], {(m["actor"], m["kind"]) for m in doc["memories"] if m["trust"] == "qualified"})
-    notice = "; ".join(filter(None, (drift, _revoked_notice(repo, doc))))
-    empty = "" if doc["memories"] else nothing_here(repo)
-    shown = {**doc, "notice": core.inert_line(notice[:1].upper() + notice[1:])} if notice else doc
-    page = render({**shown, "empty": core.inert_line(empty[:1].upper() + empty[1:])} if empty else shown)
-    from ..store.argpath import os_path
+    page = held_page(repo, at)
+    try:
+        drift = hint(repo, page.commit, page.qualified)
+        notice = "; ".join(filter(None, (drift, _revoked_notice(repo, page.commit, page.untrusted))))
+        empty = "" if page.entries.count else nothing_here(repo)
+        from ..store.argpath import os_path
 
-    return (write_output(os_path(output), page) if output else write_default(repo, page)), drift, empty
+        chunks = page.chunks(notice, empty)
+        return (write_output(os_path(output), chunks) if output else write_default(repo, chunks)), drift, empty
+    finally:
+        page.entries.close()
 
 
-def _revoked_notice(repo: Repo, doc: dict) -> str:
-    """Of the authors of the memories the page shows as ``actor-untrusted``, those the policy no
-    longer trusts, since when (``service.revoked``: one bounded, advisory lookup a page, and none
-    when no memory is shown so), as recall's hint says it; "" otherwise (a newcomer trial: the
-    page showed the old key's memories untrusted without the reason recall gives)."""
-    from collections import Counter
-
+def _revoked_notice(repo: Repo, commit: str, authors) -> str:
+    """Of the authors of the memories the page shows as ``actor-untrusted`` (``authors``: how
+    many each), those the policy no longer trusts, since when (``service.revoked``: one bounded,
+    advisory lookup a page, and none when no memory is shown so), as recall's hint says it; ""
+    otherwise (a newcomer trial: the page showed the old key's memories untrusted without the
+    reason recall gives)."""
     from ..core.hints import no_longer_trusted
     from .revoked import among
 
-    authors = Counter(m["actor"] for m in doc["memories"] if m.get("trust") == "actor-untrusted")
-    revoked, _every = among(repo, doc["atCommit"], dict(authors))
+    revoked, _every = among(repo, commit, dict(authors))
     return f"of the authors shown as untrusted, {no_longer_trusted(revoked)}" if revoked else ""

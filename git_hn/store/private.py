@@ -210,7 +210,7 @@ def read_private(root: str, path: str, max_bytes: int = 65_536) -> bytes | None:
         os.close(fd)
 
 
-def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived: bool = False) -> None:
+def write_private(root: str, path: str, data, fsync: bool = True, derived: bool = False) -> None:
     """Atomically replace a private file (CONTRACT §2.4); the previous file survives any failure.
 
     ``derived=True`` is for disposable files (caches): rename still makes the replacement atomic,
@@ -276,9 +276,10 @@ def create_private(root: str, path: str, data: bytes) -> None:
 STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write
 
 
-def write_beside(directory: str, prefix: str, data: bytes, place, *, mode: int | None = None,
+def write_beside(directory: str, prefix: str, data, place, *, mode: int | None = None,
                  fsync: bool = False) -> None:
-    """Write ``data`` to a new temporary file in ``directory`` (a fresh random name after
+    """Write ``data`` (bytes, or bytes in parts: an iterable of them, as a page of the whole
+    history is written, issue 11) to a new temporary file in ``directory`` (a fresh random name after
     ``prefix``, created exclusively, never through a symbolic link), then call ``place(tmp)``,
     which moves it into place (a rename, a link, after any last check). ``mode`` sets its
     permission bits; ``fsync`` syncs the file, then the directory. Whatever fails, the temporary
@@ -299,9 +300,10 @@ def write_beside(directory: str, prefix: str, data: bytes, place, *, mode: int |
             raise OSError(17, "no unique temporary name")
         if mode is not None:
             os.fchmod(fd, mode)  # exactly, whatever the umask
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        for chunk in (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data:
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view):]
         if fsync:
             os.fsync(fd)
         os.close(fd)

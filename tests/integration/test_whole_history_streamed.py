@@ -97,6 +97,29 @@ def test_an_export_of_several_pages_equals_the_unstreamed_export(big):
     assert r.out == "".join(line + "\n" for line in core.markdown(items, shaped))
 
 
+def test_a_page_of_several_pages_equals_the_unstreamed_page(big, tmp_path):
+    """Guard (byte identity): it passes before the change too, where the page was one string."""
+    from collections import Counter
+
+    from git_hn.core import view_page as core
+    from git_hn.service import view as service
+    from git_hn.service.policy_drift import hint
+
+    def reference(r):
+        doc = service.document_full(r)
+        drift = hint(r, doc["atCommit"], {(m["actor"], m["kind"]) for m in doc["memories"] if m["trust"] == "qualified"})
+        untrusted = Counter(m["actor"] for m in doc["memories"] if m["trust"] == "actor-untrusted")
+        notice = "; ".join(filter(None, (drift, service._revoked_notice(r, doc["atCommit"], untrusted))))
+        shown = {**doc, "notice": core.inert_line(notice[:1].upper() + notice[1:])} if notice else doc
+        return service.render(shown).encode("utf-8"), len(doc["memories"]), len(doc["events"])
+
+    page, count, events = _in(big, reference)
+    assert (count, events) == (2 * MEMORIES + 3, 1)
+    r = hn(big, "memory", "view", "--output", str(tmp_path / "page.html"))
+    assert r.code == 0, r.err
+    assert (tmp_path / "page.html").read_bytes() == page
+
+
 def _peak_mib(repo, *args) -> float:
     code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); "
             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
@@ -117,7 +140,8 @@ def test_a_whole_history_costs_no_memory_per_memory(inited):
     memgen.write_streams(str(inited), dict(os.environ, HN_HOOK_ACTIVE="1"), writers, 100, head,
                          random.Random(5), streams_per_actor=4)
     commands = (("memory", "log", "--json"), ("memory", "log"), ("memory", "export"),
-                ("memory", "export", "--format", "markdown"), ("memory", "index", "verify"))
+                ("memory", "export", "--format", "markdown"), ("memory", "index", "verify"),
+                ("memory", "view"))
     small = {c: _peak_mib(inited, *c) for c in commands}
     memgen.write_streams(str(inited), dict(os.environ, HN_HOOK_ACTIVE="1"), writers, 10_000, head,
                          random.Random(6), streams_per_actor=4)
