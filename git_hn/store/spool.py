@@ -9,9 +9,9 @@ are decided from a first pass over what is held. Up to ``IN_MEMORY`` bytes stay 
 usual log never touches a file); beyond, an anonymous temporary file (owner-only, already
 unlinked: nothing is left behind, whatever ends the process) holds the rest.
 
-Owns: the encoding (``marshal`` of lists of plain tuples: no code is run on loading; or bytes
-read back by offset). Trusts:
-nothing but its own writes; what it holds was verified before it was added.
+Owns: the encoding (``marshal`` of lists of plain tuples, each length-prefixed: no code is run
+on loading; or bytes read back by offset). Trusts: nothing but its own writes; what it holds was
+verified before it was added.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ class Spool:
 
     def add(self, batch: list[tuple]) -> None:
         if batch:
-            marshal.dump(batch, self._file)
+            data = marshal.dumps(batch)
+            self._file.write(len(data).to_bytes(8, "big") + data)
             self.count += len(batch)
 
     def put(self, data: bytes) -> int:
@@ -53,12 +54,15 @@ class Spool:
 
     def batches(self):
         """The batches as added, from the first; each call reads them again."""
-        self._file.seek(0)
-        while True:
-            try:
-                yield marshal.load(self._file)
-            except EOFError:
+        at = 0
+        while True:  # (two reads a batch: ``marshal.load`` on the file read it a few bytes at a time)
+            self._file.seek(at)  # (from where this reading left off: another may have moved it)
+            size = self._file.read(8)
+            if not size:
                 return
+            data = self._file.read(int.from_bytes(size, "big"))
+            at += 8 + len(data)
+            yield marshal.loads(data)
 
     def close(self) -> None:
         self._file.close()
