@@ -73,6 +73,9 @@ def test_a_hook_run_by_an_earlier_wrapper_says_so_once(tmp_path):
     assert _said(_run(b, "fetch", "origin")) == []
     for repo in (a, b):
         _make_earlier(repo / ".git" / "hooks", repo / ".git" / "hn" / "hooks.json")
+    # (a new memory, so that b's fetch brings one and starts git-hn: the fetch before imported the
+    # first and left the quiet record, and a fetch that brings nothing starts no git-hn at all)
+    hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--content", "second")
     _commit(a, "two\n")
     said = _said(_run(a, "push", "origin", "main"))
     assert said == [f"git-hn: warning: this repository's pre-push hook ({a / '.git' / 'hooks' / 'pre-push'}) is an "
