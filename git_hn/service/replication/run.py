@@ -302,28 +302,15 @@ class Import:
         commits, the memories and the accepted objects end at the last of them. Its outcome
         stays ``dependency-missing`` (the stream is not complete), with a note of what was
         promoted."""
-        from . import measure
+        from .groups import range_objects
 
         keep = o.memories[:o.prefix]
         tip = keep[-1].commit
         root_first = list(reversed(o.walked or []))
         at = next(i for i, (c, _t) in enumerate(root_first) if c == tip)
         walked = root_first[:at + 1]
-        objects = []
-        oid_bytes = self.q.repo.oid_hex_len // 2
-        trees = getattr(self, "prefetched", None) or {}
-        for commit, tree in walked:
-            blobs = measure.memory_blobs(trees.get(tree), oid_bytes)
-            if blobs is None:
-                objects = None
-                break
-            objects += [commit, tree, *blobs]
-        if objects is None:  # not measured the fast way: ask Git for exactly that range
-            args = ["rev-list", "--objects", "--end-of-options", tip] + (["^" + o.old] if o.old else [])
-            listing = self.q.git.run(args)
-            objects = [line.split(" ", 1)[0] for line in lines_of(listing.stdout.decode()) if line]
+        o.reachable = range_objects(self, walked, o.old)
         o.memories, o.walked, o.advertised = keep, list(reversed(walked)), tip
-        o.reachable = sorted(set(objects))
         o.fields["diagnostic"] += f"; promoted the {counted(len(keep), 'memory', 'memories')} before it"
 
     # -- the accepted set ----------------------------------------------------------------------
