@@ -249,9 +249,10 @@ def note_published(repo: Repo, remote: str, without: frozenset[str] = frozenset(
     wrapper does as before it existed)."""
     from ...store import private
     from ...store import replication as rstate
+    from .published_anchors import own_anchors
 
     path = rstate.published_path(repo, remote)
-    anchors = _own_anchors(repo, remote)
+    anchors = own_anchors(repo, remote)  # (kept current from what changed: a memo beside ``path``)
     try:
         if anchors is None:
             os.unlink(path)
@@ -261,45 +262,3 @@ def note_published(repo: Repo, remote: str, without: frozenset[str] = frozenset(
             private.write_private(repo.hn_dir, path, text, derived=True)
     except (HnError, OSError):
         pass
-
-
-def _own_anchors(repo: Repo, remote: str) -> set[str] | None:
-    """The anchor commits ``note_published`` writes; None when the state cannot answer. None at
-    all, without opening the state, in a clone with no active identity and no stream of its own
-    (a reader's: nothing of it was given to the remote, nor is accepted back from it); before,
-    every fetch that started git-hn there loaded the state's modules and opened it twice (~6 ms
-    at 5,000 accepted streams), and when the state could not answer the wrapper had no list."""
-    if not os.path.lexists(repo.active_path()):
-        listed = repo.git.run(["for-each-ref", "--count=1", "--format=%(refname)", "refs/hn/memory/"])
-        if listed.returncode == 0 and not listed.stdout.strip():
-            return set()
-    from ...store.identity import active_actor
-    from ...store.statedb import sqlite3
-    from ...store.stateview import last_verified
-    from .given_record import published_heads
-
-    given = published_heads(repo, remote)
-    actor = active_actor(repo)
-    try:
-        with last_verified(repo) as view:
-            if view is None:
-                return None
-            out: set[str] = set()
-            if given:  # (each stream up to the tip it was given; one query for them all: a clone
-                # that published 10,000 streams asked 10,000 times)
-                import json
-
-                out.update(a for (a,) in view.conn.execute(
-                    "WITH g(ref, tip) AS (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') "
-                    "FROM json_each(?)) SELECT DISTINCT a.anchor FROM g JOIN sources s ON s.ref = g.ref "
-                    'JOIN chain t ON t.sid = s.sid AND t."commit" = g.tip '
-                    "JOIN chain c ON c.sid = s.sid AND c.seq <= t.seq JOIN rows r ON r.id = c.id "
-                    "JOIN akeys a ON a.akey = r.akey", (json.dumps(sorted(given.items())),)))
-            if actor:  # (the author's own copies accepted back: after ``git remote rename``, as ``lost.held``)
-                mine = f"refs/hn/remotes/{remote}/memory/{actor}/"
-                out.update(a for (a,) in view.conn.execute(
-                    "SELECT a.anchor FROM sources s JOIN chain c ON c.sid = s.sid JOIN rows r ON r.id = c.id "
-                    "JOIN akeys a ON a.akey = r.akey WHERE substr(s.ref, 1, ?) = ?", (len(mine), mine)))
-    except (HnError, OSError, sqlite3.Error):
-        return None
-    return {a for a in out if is_oid(a)}
