@@ -29,7 +29,7 @@ from ..core.gostr import token_sequence
 from ..core.projection import LIFECYCLE_RANK, Node, graph_of, normalized_record_json
 from ..core.tuples import NamedTuple
 from ..errors import ValidationError
-from . import progress, statedb, streams, verify
+from . import progress, statedb, streams, suffix_walk, verify
 from .repo import Repo
 
 CHUNK = 900  # bound parameters per SQL statement (SQLite's historic limit is 999)
@@ -196,8 +196,8 @@ def _change(repo: Repo, conn, src: streams.Source, old: Stored | None) -> Change
         walked = _walk_forward(repo, src, old.head)
         if walked is not None:
             base = (old.sid, old.length)
-    if walked is None:
-        walked, base = _walk_to_known(repo, conn, src)
+    if walked is None:  # (rewritten above a known commit: its new commits only, ``suffix_walk``)
+        walked, base = suffix_walk.walk_rewritten(repo, conn, src, old) or _walk_to_known(repo, conn, src)
     new = verify.verify_commits(repo, src.ref, list(reversed(walked))) if walked else []
     return _linked(conn, src, old, base, new)
 
