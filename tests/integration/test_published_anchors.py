@@ -113,7 +113,7 @@ def test_the_list_is_the_whole_joins_after_every_kind_of_change(tmp_path):
     assert _noted(alice) == _whole_join(alice) == grown
     memo = _memo(alice)
     text = memo.read_text()
-    for damaged in (text.replace(" 1\n", " 2\n", 1), text[:-3], "x" + text, ""):
+    for damaged in (text.replace(" 4\n", " 5\n", 1), text[:-3], "x" + text, "", text.replace("\nref", "\nref x", 1)):
         memo.write_text(damaged)
         assert _noted(alice) == grown
     first, rest = text.split("\n", 1)

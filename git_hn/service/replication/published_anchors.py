@@ -131,7 +131,9 @@ def _memo_path(repo: Repo, remote: str) -> str:
 
 def _read_memo(repo: Repo, path: str, checker: str) -> dict[str, tuple[str, frozenset[str]]]:
     """The memo's entries (ref -> (tip, anchors)); {} when it is absent, unreadable, malformed
-    in any way, or made under another checker."""
+    in any way, or made under another checker. Each tip's anchors are written once (``tip TIP
+    N`` and N lines), then each ref at its tip (``ref REF TIP``): the own copy accepted back
+    shares the published stream's."""
     from ...store import private
 
     try:
@@ -141,17 +143,22 @@ def _read_memo(repo: Repo, path: str, checker: str) -> dict[str, tuple[str, froz
         return {}
     if len(lines) < 2 or lines[0] != f"{MEMO_MAGIC} {checker}" or lines[-1] != "":
         return {}
+    tips: dict[str, frozenset[str]] = {}
     out: dict[str, tuple[str, frozenset[str]]] = {}
     i, end = 1, len(lines) - 1
     while i < end:
         head = lines[i].split(" ")
-        if len(head) != 4 or head[0] != "ref" or not is_oid(head[2]) or not head[3].isdigit() or head[1] in out:
+        if len(head) == 3 and head[0] == "ref" and head[2] in tips and head[1] not in out:
+            out[head[1]] = (head[2], tips[head[2]])
+            i += 1
+            continue
+        if len(head) != 3 or head[0] != "tip" or not is_oid(head[1]) or not head[2].isdigit() or head[1] in tips:
             return {}
-        n = int(head[3])
+        n = int(head[2])
         anchors = lines[i + 1:i + 1 + n]
         if len(anchors) != n or not all(is_oid(a) for a in anchors):
             return {}
-        out[head[1]] = (head[2], frozenset(anchors))
+        tips[head[1]] = frozenset(anchors)
         i += 1 + n
     return out
 
@@ -161,12 +168,12 @@ def _write_memo(repo: Repo, path: str, checker: str, entries: dict[str, tuple[st
     from ...store import private
 
     parts = [f"{MEMO_MAGIC} {checker}\n"]
-    for ref in sorted(entries):
-        tip, anchors = entries[ref]
-        if " " in ref or "\n" in ref:
-            continue  # (no ref name Git accepts has either; never a line that reads back as another)
-        parts.append(f"ref {ref} {tip} {len(anchors)}\n")
+    for tip, anchors in sorted({tip: anchors for tip, anchors in entries.values()}.items()):
+        parts.append(f"tip {tip} {len(anchors)}\n")
         parts.extend(f"{a}\n" for a in sorted(anchors))
+    for ref in sorted(entries):
+        if " " not in ref and "\n" not in ref:  # (none Git accepts has either: no line reads back as another)
+            parts.append(f"ref {ref} {entries[ref][0]}\n")
     data = "".join(parts).encode("utf-8")
     try:
         if len(data) > MEMO_LIMIT:
