@@ -197,7 +197,7 @@ def _change(repo: Repo, conn, src: streams.Source, old: Stored | None) -> Change
         if walked is not None:
             base = (old.sid, old.length)
     if walked is None:  # (rewritten above a known commit: its new commits only, ``suffix_walk``)
-        walked, base = suffix_walk.walk_rewritten(repo, conn, src, old) or _walk_to_known(repo, conn, src)
+        walked, base = suffix_walk.walk_rewritten(repo, conn, src, old, known_commits) or _walk_to_known(repo, conn, src)
     new = verify.verify_commits(repo, src.ref, list(reversed(walked))) if walked else []
     return _linked(conn, src, old, base, new)
 

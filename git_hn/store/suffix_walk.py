@@ -25,10 +25,11 @@ import os
 from .repo import Repo
 
 
-def walk_rewritten(repo: Repo, conn, src, old) -> tuple[list, tuple[int, int]] | None:
+def walk_rewritten(repo: Repo, conn, src, old, known_commits) -> tuple[list, tuple[int, int]] | None:
     """(new commits of ``src`` head first, (sid, seq) of the first commit below them that a
     verified chain holds), for ``src`` (a ``streams.Source``) whose recorded tip was ``old``'s
-    (a ``state.Stored`` of the same stream); None when that cannot be shown from the listing."""
+    (a ``state.Stored`` of the same stream); None when that cannot be shown from the listing.
+    ``known_commits``: ``state.known_commits`` (passed in: this module is below the state's)."""
     if old is None or not old.head or (old.actor, old.stream) != (src.actor, src.stream):
         return None
     if any(os.path.exists(os.path.join(repo.common_dir, p)) for p in ("info/grafts", "shallow")):
@@ -52,8 +53,6 @@ def walk_rewritten(repo: Repo, conn, src, old) -> tuple[list, tuple[int, int]] |
         below = parts[2]
     if not walked or walked[0][0] != src.head:
         return None
-    from .state import known_commits
-
     known = known_commits(conn, [c for c, _t in walked] + [below])
     for i, (commit, _tree) in enumerate(walked):  # (a commit some other chain holds stops it first)
         hit = known.get(commit)
