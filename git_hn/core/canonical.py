@@ -9,15 +9,46 @@ key in every document is fixed ASCII without those characters.
 
 from __future__ import annotations
 
-import json
+try:
+    from _json import encode_basestring as _encode_str, make_encoder as _make_encoder
+except ImportError:  # pragma: no cover - an interpreter without json's C accelerator
+    _make_encoder = None
+    from json.encoder import encode_basestring as _encode_str
 
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-_indent = json.JSONEncoder(ensure_ascii=False, indent=2, allow_nan=False)
+# ``json.dumps`` is used through the C functions it calls, taken from ``_json``: the ``json``
+# package (its decoder, encoder and scanner modules and their six regular expressions) costs every
+# command that loads it ~4.5 M instructions, 3% of a record (issue 11, fixed cost). ``json`` is
+# loaded only for what this module leaves to it (``_stdlib_compact``, ``indented``'s unusual values).
 
 
 def compact(value) -> bytes:
     """Go ``json.Marshal`` bytes: no whitespace, no trailing newline."""
-    return _html_bytes(_compact.encode(value).encode("utf-8"))
+    return _html_bytes(_compact_text(value).encode("utf-8"))
+
+
+def _compact_text(value) -> str:
+    """``json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode``:
+    what its ``encode`` and ``iterencode`` run for one value, a new C encoder (with a fresh
+    circular-reference memo) each call, as they build one."""
+    if isinstance(value, str):
+        return _encode_str(value)
+    if _make_encoder is None:  # pragma: no cover
+        return _stdlib_compact(value)
+    chunks = _make_encoder({}, _default, _encode_str, None, ":", ",", False, False, False)(value, 0)
+    if not isinstance(chunks, (list, tuple)):  # pragma: no cover - what ``encode`` guards against
+        chunks = list(chunks)
+    return "".join(chunks)
+
+
+def _default(o):
+    """``JSONEncoder.default``: what cannot be encoded is a TypeError with the stdlib's words."""
+    raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
+
+
+def _stdlib_compact(value) -> str:
+    import json
+
+    return json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(value)
 
 
 _FAST = None  # the orjson module, once a bulk caller loaded it (see load_fast_codec)
@@ -85,7 +116,9 @@ def indented(value) -> bytes:
     try:
         text = _indented(value, "\n")
     except _Unusual:
-        text = _indent.encode(value)
+        import json
+
+        text = json.JSONEncoder(ensure_ascii=False, indent=2, allow_nan=False).encode(value)
     return _html_bytes((text + "\n").encode("utf-8"))
 
 
@@ -96,7 +129,8 @@ class _Unusual(Exception):
 def _indented(value, newline: str) -> str:
     """What ``json.JSONEncoder(ensure_ascii=False, indent=2).encode`` gives for dicts with string
     keys, lists, strings, integers, booleans and None, with the C string encoder (the stdlib's
-    indenting encoder is pure Python: ~12 ms for a receipt of a few thousand object IDs).
+    indenting encoder is pure Python: ~12 ms for a receipt of a few thousand object IDs). Strings
+    go through ``_encode_str``, the C encoder json.dumps uses with ensure_ascii=False.
     ``newline`` is a newline followed by the current indentation."""
     kind = type(value)
     if kind is str:
@@ -129,9 +163,6 @@ def _indented(value, newline: str) -> str:
     if kind is int:
         return int.__repr__(value)
     raise _Unusual
-
-
-_encode_str = json.encoder.encode_basestring  # the C encoder json.dumps uses with ensure_ascii=False
 
 
 _HTML_BYTES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),

@@ -18,7 +18,7 @@ from . import canonical, grammar
 from .gostr import has_control, is_blank, is_utf8, utf8_len
 from .keys import b64_decode_go, b64_encode, is_weak_public_key
 from .limits import HANDOFF_LISTS, LIMITS, PROTOCOL
-from .strictjson import JsonFloat, PayloadError, fold_key, parse_payload
+from .strictjson import JsonFloat, PayloadError, fold_key, parse_payload, scanner
 from .tuples import NamedTuple
 
 
@@ -264,6 +264,9 @@ def _fast_texts(v) -> tuple[str, ...]:
     return tuple(v)
 
 
+_SCAN = None  # strictjson.scanner(): json.loads's own, built at the first fast decode
+
+
 def _fast_envelope(payload: bytes) -> Envelope:
     """Bind a payload that is *probably* canonical, with the C JSON scanner and no hooks.
 
@@ -276,9 +279,13 @@ def _fast_envelope(payload: bytes) -> Envelope:
     if fast is not None:
         doc = fast.loads(payload)
     else:
-        import json
-
-        doc = json.loads(payload)
+        global _SCAN
+        if _SCAN is None:
+            _SCAN = scanner()
+        text = payload.decode("utf-8")
+        doc, end = _SCAN(text, 0)  # (what ``json.loads`` parses with, without importing json)
+        if end != len(text):
+            raise _Bad
     if type(doc) is not dict or not doc.keys() <= _ENV_KEYS:
         raise _Bad
     rec = doc.get("record")

@@ -20,7 +20,6 @@ Schema binding (unknown keys, types) is done by ``Obj`` helpers used by each doc
 
 from __future__ import annotations
 
-import json
 import re
 
 from ..errors import HnError
@@ -66,10 +65,6 @@ class DuplicateField(JsonSyntaxError):
     def __init__(self, key: str):
         super().__init__(f'duplicate JSON field "{key}"')
         self.key = key
-
-
-class _Decoder(json.JSONDecoder):
-    pass
 
 
 _FOLD = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
@@ -149,37 +144,87 @@ def nesting_within(data: bytes, max_depth: int) -> bool:
     return _depth_ok(data, max_depth)
 
 
-def _decoder(fold: bool) -> json.JSONDecoder:
-    return json.JSONDecoder(
-        object_pairs_hook=_pairs_hook(fold),
-        parse_float=JsonFloat,
-        parse_int=_parse_int,
-        parse_constant=_reject_constant,
-        strict=True,
-    )
+class _Settings:
+    """What ``json.JSONDecoder`` hands its scanner (``_json.make_scanner`` reads these attributes)."""
+
+    def __init__(self, pairs_hook, parse_float, parse_int, parse_constant):
+        self.strict = True
+        self.object_hook = None
+        self.object_pairs_hook = pairs_hook
+        self.parse_float = parse_float
+        self.parse_int = parse_int
+        self.parse_constant = parse_constant
 
 
-_DECODERS = {}
+def scanner(pairs_hook=None, parse_float=float, parse_int=int, parse_constant=None):
+    """The scanner ``json.JSONDecoder(strict=True, ...)`` parses with (its ``scan_once``:
+    ``scan(text, index)`` is (value, end), StopIteration(index) where no value starts), built
+    from ``_json`` without importing ``json``: the package costs every command that loads it
+    ~4.5 M instructions, 3% of a record (issue 11, fixed cost). Errors: ``scan_errors``.
+    ``parse_constant`` None: NaN and Infinity are refused as any other syntax error."""
+    try:
+        from _json import make_scanner
+    except ImportError:  # pragma: no cover - an interpreter without json's C accelerator
+        import json
+
+        return json.JSONDecoder(object_pairs_hook=pairs_hook, parse_float=parse_float, parse_int=parse_int,
+                                parse_constant=parse_constant or _no_constant, strict=True).scan_once
+    return make_scanner(_Settings(pairs_hook, parse_float, parse_int, parse_constant or _no_constant))
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not allowed")
+
+
+def scan_error(scan, text: str, start: int, exc: Exception) -> Exception:
+    """The error ``json.JSONDecoder.raw_decode`` raises where ``scan(text, start)`` raised ``exc``:
+    "Expecting value" for StopIteration, else ``exc``. Python 3.11's C scanner words a syntax
+    error through ``json.decoder`` only when that module is loaded (else a SystemError): then it
+    is loaded and the text scanned again, which gives the stdlib's error. Loading ``json``
+    costs nothing that an error still pays for."""
+    import json.decoder
+
+    if isinstance(exc, StopIteration):
+        return json.decoder.JSONDecodeError("Expecting value", text, exc.value)
+    if isinstance(exc, SystemError):
+        try:
+            scan(text, start)
+        except StopIteration as again:
+            return json.decoder.JSONDecodeError("Expecting value", text, again.value)
+        except Exception as again:  # noqa: BLE001 - handed back to the caller
+            return again
+    return exc
+
+
+_SCANNERS = {}
 
 
 def _parse(text: str, fold: bool):
     """Parse one JSON value; returns (value, rest-of-text-after-leading-whitespace-stripped)."""
-    dec = _DECODERS.get(fold)
-    if dec is None:
-        dec = _DECODERS[fold] = _decoder(fold)
+    scan = _SCANNERS.get(fold)
+    if scan is None:
+        scan = _SCANNERS[fold] = scanner(_pairs_hook(fold), JsonFloat, _parse_int, _reject_constant)
     start = len(text) - len(text.lstrip(_WS))
     try:
-        value, end = dec.raw_decode(text, start)
+        value, end = scan(text, start)
     except JsonSyntaxError:
         raise
-    except json.JSONDecodeError as exc:
-        raise JsonSyntaxError(_decode_cause(exc)) from None
-    except (RecursionError, ValueError) as exc:
-        raise JsonSyntaxError(type(exc).__name__) from None
+    except (StopIteration, SystemError, RecursionError, ValueError) as exc:
+        error = scan_error(scan, text, start, exc)
+        if isinstance(error, JsonSyntaxError):
+            raise error from None
+        from json import JSONDecodeError
+
+        if isinstance(error, JSONDecodeError):
+            raise JsonSyntaxError(_decode_cause(error)) from None
+        if isinstance(error, (RecursionError, ValueError)):
+            raise JsonSyntaxError(type(error).__name__) from None
+        raise error from None
     return value, text[end:]
 
 
-def _decode_cause(exc: json.JSONDecodeError) -> str:
+def _decode_cause(exc) -> str:
+    """The cause of a ``json.JSONDecodeError``."""
     msg = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg  # "Invalid control character at"
     return f"{msg} at offset {exc.pos} (line {exc.lineno}, column {exc.colno})"
 
