@@ -24,11 +24,10 @@ as the brief's words; a challenge line says the challenger's standing before its
 
 from __future__ import annotations
 
-import re
 
 from ..errors import InputError
 from . import canonical
-from .gostr import and_joined, content_text, one_line, quoted, safe_text
+from .gostr import Lazy, and_joined, content_text, one_line, quoted, safe_text
 from .invisible import spell_invisible
 from .limits import WARNING
 from .policy import actor_standing
@@ -85,7 +84,7 @@ LEFT_COUNTED = {"handoffs": "handoffs", "nextActions": "next actions", "blockers
 LEFT_LABELS = {"handoffs": "handoff", "nextActions": "next action of handoff", "blockers": "blocker of handoff",
                "decisions": "decision", "observations": "observation", "assumptions": "assumption",
                "failedAttempts": "failed attempt", "challenges": "challenged", "staleAnchors": "stale anchor"}
-_BACKTICKS = re.compile("`+")
+_BACKTICKS = Lazy("`+")
 
 
 class Authors(dict):
@@ -126,7 +125,7 @@ def by_relevance(items: list[dict], focus: Focus) -> list[dict]:
     if not focus:
         return items
     return [i for i in items if relevant(i, focus)] + [i for i in items if not relevant(i, focus)]
-_MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
+_MONTH = Lazy(r"([0-9]{4})-(0[1-9]|1[0-2])")
 
 
 # -- sections ----------------------------------------------------------------------------------

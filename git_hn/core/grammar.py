@@ -10,18 +10,17 @@ a second, distinct ref for the same stream (a ref-spoofing attack).
 
 from __future__ import annotations
 
-import re
 
 from ..errors import InputError
 from . import hashing
-from .gostr import has_control, is_utf8, to_lower, trim_space
+from .gostr import Lazy, has_control, is_utf8, to_lower, trim_space
 from .limits import KINDS
 from .remotes import LOCAL_PREFIX, REMOTES_PREFIX, is_remote_name  # noqa: F401 - re-exported
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")
+_HEX64 = Lazy(r"[0-9a-f]{64}")
+_OID = Lazy(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_DIGEST = Lazy(r"sha256:[0-9a-f]{64}")
+_TOKEN = Lazy(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")
 _SUBJECT_TYPES = ("issue:", "proposal:", "event:", "policy:", "pipeline:", "run:")
 SUBJECT_FORM = ("a subject is TYPE:sha256:<64 hex digits>, TYPE being issue, proposal, event, policy, "
                 "pipeline or run")
@@ -196,7 +195,7 @@ def default_stream(actor: str) -> str:
 # all on the default stream, and the brief showed only the latest handoff of the six (§7.15).
 STREAM_LABEL = "label:"
 MAX_STREAM_LABEL = 64
-_LABEL = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+_LABEL = Lazy(r"[a-z0-9][a-z0-9._-]{0,63}")
 STREAM_CHOICE_RULE = ("a full stream ID (sha256: and 64 lowercase hex digits, as a record's output prints it) or "
                       "label:NAME, NAME being 1 to 64 of a-z, 0-9, ., _ and - (starting with a letter or digit)")
 

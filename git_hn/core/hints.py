@@ -9,19 +9,18 @@ repeats only an option name that looks like one, never a value.
 
 from __future__ import annotations
 
-import re
 
-from .gostr import and_joined, one_line, short_id
+from .gostr import Lazy, and_joined, one_line, short_id
 
 # what a mistyped option name looks like; anything else that starts with "-" (content, a pasted
 # token) is never echoed into a terminal log or CI output
-_OPTION_SHAPED = re.compile(r"--?[a-z][a-z0-9-]{0,30}")
+_OPTION_SHAPED = Lazy(r"--?[a-z][a-z0-9-]{0,30}")
 # a stray argument that is quoted back: a short lowercase word of letters ("extra", "main",
 # "hooks"); a pasted token, a password with a digit, content or an ID is not (*secret disclosure*
 # into terminal logs and CI output; a review found "hunter2password" quoted)
 # (and since a newcomer trial: a small number, "5", a count given without its option, and a
 # revision shape, "HEAD", "HEAD~5", "main^2": they say which argument was meant and carry no secret)
-_SAFE_ARGUMENT = re.compile(r"(?:[a-z][a-z._-]{0,15}|[0-9]{1,4}|HEAD|FETCH_HEAD|ORIG_HEAD|@)(?:[~^][0-9]{0,3}){0,4}")
+_SAFE_ARGUMENT = Lazy(r"(?:[a-z][a-z._-]{0,15}|[0-9]{1,4}|HEAD|FETCH_HEAD|ORIG_HEAD|@)(?:[~^][0-9]{0,3}){0,4}")
 
 
 def _safe(word: str) -> bool:

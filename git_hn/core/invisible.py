@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import re
 
+from .gostr import Lazy
+
 # The class, as a regular-expression character set body (Default_Ignorable_Code_Point without
 # U+200C/U+200D, plus the line and paragraph separators, the bidirectional controls and the
 # interlinear annotation controls): soft hyphen, combining grapheme joiner, Arabic letter mark,
@@ -64,7 +66,7 @@ _KEYCAP_BASE = "0123456789#*"
 _BLACK_FLAG = "\U0001f3f4"
 # the three subdivision flags Unicode recommends (England, Scotland, Wales): the only tag
 # sequences drawn as something; any other tag character is spelled
-_FLAGS = re.compile(_BLACK_FLAG + "\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063\U000e0074"
+_FLAGS = Lazy(_BLACK_FLAG + "\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063\U000e0074"
                     "|\U000e0077\U000e006c\U000e0073)\U000e007f")
 
 

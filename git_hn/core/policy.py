@@ -10,17 +10,17 @@ Absence is not trust: without a memory section every memory is ``policy-missing`
 
 from __future__ import annotations
 
-import re
 
 from ..errors import PolicyError
 from . import hashing
+from .gostr import Lazy
 from .limits import KINDS, LIMITS
 from .strictjson import JsonFloat, fold_key, json_type, read_document
 from .tuples import NamedTuple
 
 MISSING_DIGEST = "sha256:" + hashing.sha256(b"hn-memory-policy-missing-v0").hexdigest()
-_ACTOR_ANY_CASE = re.compile(r"[0-9a-fA-F]{64}")
-_PIPELINE = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_ACTOR_ANY_CASE = Lazy(r"[0-9a-fA-F]{64}")
+_PIPELINE = Lazy(r"[A-Za-z0-9._-]{1,64}")
 INT64_MAX = 2**63 - 1
 
 

@@ -19,11 +19,10 @@ grant by name.
 
 from __future__ import annotations
 
-import re
 
 from ..errors import InputError, PolicyError
 from . import canonical
-from .gostr import quoted, short_id
+from .gostr import Lazy, quoted, short_id
 from .limits import KINDS, LIMITS
 from .policy import parse_policy
 from .strictjson import fold_key, read_document
@@ -31,7 +30,7 @@ from .tuples import NamedTuple
 
 DEFAULT_KINDS = tuple(sorted(KINDS))  # a trusted actor's memories are all recalled by default
 MIN_PREFIX = 8
-_HEX = re.compile(r"[0-9a-fA-F]+")
+_HEX = Lazy(r"[0-9a-fA-F]+")
 _TOP = ("version", "maintainers", "proposals", "pipelines", "memory")
 _PROPOSALS = ("requiredApprovals", "requiredAccepts", "trustedReviewers", "allowAuthorApproval")
 _PIPELINE = ("requiredResults", "trustedRunners")

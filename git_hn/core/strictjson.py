@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from ..errors import HnError
-from .gostr import is_utf8
+from .gostr import Lazy, is_utf8
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -31,7 +31,7 @@ _WS = " \t\n\r"
 # A string, or one that never closes taken to the end: each byte is looked at once. (The former
 # ``"(?:[^"\\]|\\.)*"`` rescanned to the end from every quote of a string that never closes, so
 # 64 KB of ``\"`` took 14 s: a denial of service by one MCP line or one pushed policy.)
-_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.S)
+_STRING = Lazy(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.S)
 _BRACKETS = bytes(range(256)).translate(None, b"[]{}")
 _SURROGATES = "[\ud800-\udfff]"  # compiled only to replace them (``gostr.is_utf8`` finds them)
 

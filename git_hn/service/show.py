@@ -9,10 +9,9 @@ data under ``projection.data`` and never interprets it.
 
 from __future__ import annotations
 
-import re
 from contextlib import contextmanager
 
-from ..core.gostr import content_text, quoted, short_id
+from ..core.gostr import Lazy, content_text, quoted, short_id
 from ..core.limits import WARNING
 from ..core.projection import project, row_show_json
 from ..errors import InputError
@@ -20,7 +19,7 @@ from ..store import streams
 from ..store.repo import Repo
 from .invalid_policy import head_context, marked
 
-_QUERY = re.compile(r"[0-9a-f]{8,64}")
+_QUERY = Lazy(r"[0-9a-f]{8,64}")
 
 
 def _hex(query: str) -> str:

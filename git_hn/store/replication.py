@@ -21,6 +21,7 @@ import stat
 import sys
 from ..core import canonical
 from ..core import selection as selmod
+from ..core.gostr import Lazy
 from ..core.grammar import is_actor, is_digest_id, is_oid, parse_accepted_ref
 from ..core.strictjson import read_document
 from ..errors import HnError, InputError, LocalStateError
@@ -39,7 +40,7 @@ def bound_text() -> str:
     """``RECEIPT_MAX`` in words ("16 MiB")."""
     n = RECEIPT_MAX
     return f"{n >> 20} MiB" if n >= 1 << 20 and not n % (1 << 20) else f"{n} bytes"
-_TXN = re.compile(r"txn-[A-Za-z0-9-]{1,124}")
+_TXN = Lazy(r"txn-[A-Za-z0-9-]{1,124}")
 
 
 def root(repo: Repo) -> str:
@@ -502,7 +503,7 @@ def _read_own(data: bytes):
         return None
 
 
-_OID_LINES = re.compile(r"(?:[0-9a-f]{40}\n|[0-9a-f]{64}\n)*")
+_OID_LINES = Lazy(r"(?:[0-9a-f]{40}\n|[0-9a-f]{64}\n)*")
 
 
 def _oids(value) -> list[str]:

@@ -12,14 +12,14 @@ An OID whose length does not match the repository's object format is a probe err
 
 from __future__ import annotations
 
-import re
 
 from ..core.chain import find_entry, parse_commit
+from ..core.gostr import Lazy
 from ..core.policy import Policy, load
 from ..errors import PolicyError, PolicyInvalid, ValidationError
 from .repo import Repo
 
-_HEX = re.compile(r"[0-9a-f]+")
+_HEX = Lazy(r"[0-9a-f]+")
 _MODE_TYPE = {b"40000": "tree", b"160000": "commit"}
 
 
