@@ -9,8 +9,7 @@ data under ``projection.data`` and never interprets it.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
+from ..core.contexts import contextmanager
 from ..core.gostr import Lazy, content_text, quoted, short_id
 from ..core.limits import WARNING
 from ..core.projection import project, row_show_json

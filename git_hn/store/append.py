@@ -25,11 +25,11 @@ from __future__ import annotations
 import os
 import re
 import time
-from contextlib import contextmanager
 
 from ..core import envelope as envmod
 from ..core import keys
 from ..core.chain import VerifiedMemory
+from ..core.contexts import contextmanager
 from ..core.envelope import Envelope, Record
 from ..core.gostr import short_id
 from ..core.grammar import default_stream, format_timestamp, local_ref, memory_id

@@ -16,8 +16,8 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from contextlib import contextmanager
 
+from ..core.contexts import contextmanager
 from ..errors import ConflictError, LocalStateError, chmod_way_out
 from . import private
 

@@ -25,9 +25,9 @@ import fcntl
 import os
 import stat
 import time
-from contextlib import contextmanager
 
 from ..core import hashing
+from ..core.contexts import contextmanager
 from ..errors import ConflictError, HnError, LocalStateError, StateUnwritable, StateWriteFailed
 from . import private
 from .repo import Repo

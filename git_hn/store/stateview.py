@@ -20,10 +20,9 @@ the full collection reports commit by commit); callers then use the full collect
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 from ..core import chain, hashing
 from ..core.chain import VerifiedMemory
+from ..core.contexts import contextmanager
 from ..errors import ConflictError, HnError, StateCorrupt, StateUnavailable, ValidationError
 from . import aside, progress, rewound, state, statedb, streams
 from .aside import set_aside

@@ -18,10 +18,11 @@ from helpers import hn
 # the C modules under them replace (``_thread``, ``_signal``, ``posix_spawn``, ``_sqlite3``,
 # ``binascii``, ``_frozen_importlib_external``: ``importlib`` loads ``warnings``, 1.3 ms)
 NEVER = ("typer", "click", "pydantic", "git", "typing", "subprocess", "signal", "threading",
-         "datetime", "sqlite3", "rich", "base64", "struct", "importlib", "warnings", "json")
+         "datetime", "sqlite3", "rich", "base64", "struct", "importlib", "warnings", "json", "contextlib")
 # ``json``: the package (its three modules and six regular expressions) costs ~4.5 M instructions;
 # git-hn encodes and parses through the C functions it calls (``_json``: ``core.canonical``,
-# ``core.strictjson.scanner``), and loads it only for what it leaves to it (a parse error's words)
+# ``core.strictjson.scanner``), and loads it only for what it leaves to it (a parse error's words);
+# ``contextlib`` (~3 M: its classes): the state, the locks and the append use ``core.contexts``
 
 PROBE = ("import os, sys\n"  # (not json: NEVER)
          "exit = os._exit\n"
