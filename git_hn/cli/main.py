@@ -627,7 +627,8 @@ def run() -> None:
     The cyclic garbage collector runs every ``GC_EVERY`` allocations, not Python's 700: a command
     allocates some 13,000 objects that outlive it (its modules' functions, classes, tables), and the
     default ran about 18 collections in a record or a recall, 3 ms of it (issue 11, fixed cost),
-    to free about a hundred objects. A long command (``sync``, ``mcp``) is still collected."""
+    to free about a hundred objects. A long command (``sync``, ``mcp``) is still collected. The
+    executable (``bin/git-hn``) sets the same threshold on its first line, before any import."""
     import gc
 
     gc.set_threshold(GC_EVERY, *gc.get_threshold()[1:])
