@@ -168,3 +168,17 @@ def test_show_loads_none_of_the_briefs_modules(inited):
         loaded = _loaded(inited, *args)
         assert "git_hn.service.show" in loaded
         assert {"git_hn.core.brief", "git_hn.core.recall", "git_hn.core.hints"}.isdisjoint(loaded), args
+
+
+def test_only_a_ranked_recall_loads_math(inited):
+    """``math`` (~0.4 M instructions) serves BM25's scores only (``core.search.scorer``): a record,
+    a show and a brief do without it, and a ranked recall has it (test_recall_search checks its
+    scores)."""
+    first = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+               "--content", "the ranking is BM25", "--json")
+    assert first.code == 0, first.err
+    for args in (["memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "exact", "--content",
+                  "second"], ["memory", "show", first.json()["memoryId"]], ["memory", "brief"]):
+        assert "math" not in _loaded(inited, *args), args
+    ranked = _loaded(inited, "memory", "recall", "--query", "ranking", "--rank", "relevance", "--include-untrusted")
+    assert {"math", "git_hn.core.search"} <= ranked
