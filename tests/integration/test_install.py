@@ -54,6 +54,12 @@ def test_install_into_empty_environment_then_demo(tmp_path):
                             "import git_hn, os; print(os.path.dirname(git_hn.__file__))"],
                            env=env, capture_output=True, text=True, cwd=tmp_path)
     assert where.stdout.strip().startswith(str(tmp_path / "hn" / "venv"))
+    # no .pth file runs code at each start of git-hn's interpreter (setuptools' distutils hack:
+    # ~1.7 M instructions of every command, issue 11), and the executable is bin/git-hn's
+    assert not list((tmp_path / "hn" / "venv").glob("lib/python*/site-packages/distutils-precedence.pth"))
+    installed = (tmp_path / "hn" / "venv" / "bin" / "git-hn").read_text().split("\n", 1)
+    assert installed[0].startswith(f"#!{tmp_path / 'hn' / 'venv' / 'bin' / 'python'}")
+    assert installed[1] == (ROOT / "bin" / "git-hn").read_text().split("\n", 1)[1]
     _uninstall(tmp_path, env)
 
 
