@@ -20,7 +20,7 @@ import os
 from ..core import index as core_index
 from ..core import recall as core_recall
 from ..core.gostr import tokens
-from ..core.projection import Context, project, row_index_json
+from ..core.projection import Context
 from ..core.tuples import NamedTuple
 from ..errors import ConflictError, HnError, LocalStateError, chmod_way_out
 from ..store import index as store_index
@@ -40,28 +40,24 @@ def head_context(repo: Repo, resolver: Resolver):
     return head, load_policy(repo, resolver, head)
 
 
-def index_rows(repo: Repo, collection) -> tuple[list, str]:
-    """(index rows sorted by ID, policy digest) of a full projection at the ``HEAD`` context."""
-    resolver = Resolver(repo)
-    head, policy = head_context(repo, resolver)
-    resolver.prefetch_types({m.envelope.record.anchor.commit for m in collection.memories
-                             if m.envelope.record is not None})
-    proj = project(list(collection.memories), Context(head, "", "", policy.memory, policy.digest), resolver)
-    return sorted((row_index_json(r) for r in proj.rows.values()), key=lambda r: r["id"]), policy.digest
-
-
 # In the indented layout every posting is a line of 8 spaces, a quoted 71-character memory ID and
 # a newline: 82 bytes at least. With the contents this bounds the index size from below.
 _POSTING_MIN = 82
 
 
-def index_bytes(repo: Repo, collection, fingerprint: str, totals: state.Totals, bound: int) -> bytes | None:
-    """The upstream-schema index, or None when it would exceed ``bound`` (§8.1: not written).
-    A lower bound on its size (from the state's totals) is checked first, so that an index far
-    over the bound (hundreds of megabytes at 100k memories) is never built only to be dropped."""
+def index_bytes(repo: Repo, conn, fingerprint: str, totals: state.Totals, bound: int) -> bytes | None:
+    """The upstream-schema index of the state ``conn`` (just derived from every stream), or None
+    when it would exceed ``bound`` (§8.1: not written). A lower bound on its size (from the
+    state's totals) is checked first, so that an index far over the bound (hundreds of megabytes
+    at 100k memories) is never built only to be dropped. Its rows are the full projection's at
+    the ``HEAD`` context, projected a page at a time (``derive.index_rows``)."""
     if totals.postings * _POSTING_MIN + totals.content > bound:
         return None
-    rows, _digest = index_rows(repo, collection)
+    from ..store import derive
+
+    resolver = Resolver(repo)
+    head, policy = head_context(repo, resolver)
+    rows = derive.index_rows(repo, conn, Context(head, "", "", policy.memory, policy.digest), resolver)
     toks = [tokens(core_index.row_text(r)) for r in rows]
     data = core_index.encode(core_index.build(fingerprint, rows, toks))
     return data if len(data) <= bound else None
@@ -134,18 +130,24 @@ def _rebuild_once(repo: Repo, bound: int | None) -> Built:
     bound = statedb_bound(bound)
     store_index.repair_location(repo)
     listing = streams.list_sources(repo)
+    fingerprint = _fingerprint(repo, listing)
     enabled = gc.isenabled()
     gc.disable()  # hundreds of thousands of small acyclic objects: collections only cost time
     try:
-        collection = streams.collect(repo, listing)
         try:
-            with statedb.locked(repo, exclusive=True):
-                conn, totals = stateview.build(repo, collection, with_totals=True)
-                conn.close()
+            # every stream verified and stored a batch at a time (``derive``) into a new state
+            # beside the one in place, which readers and writers keep using meanwhile; the
+            # export is derived from it before it is put in place, under the lock
+            tmp, totals, data = stateview.derived(repo, listing,
+                                                  then=lambda c, t: index_bytes(repo, c, fingerprint, t, bound))
+            try:
+                with statedb.locked(repo, exclusive=True):
+                    stateview.installed(repo, tmp).close()
+            except BaseException:
+                statedb.drop(tmp)
+                raise
         except statedb.WriteFailed as exc:
             raise LocalStateError(f"memory index could not be written: {exc.cause}") from None
-        fingerprint = _fingerprint(repo, listing)
-        data = index_bytes(repo, collection, fingerprint, totals, bound)
     finally:
         if enabled:
             gc.enable()
@@ -189,17 +191,22 @@ def _verify(repo: Repo, bound: int | None) -> Built:
     stored, unidentified = got
     if not _same_refs(stored, listing):  # (refs changed outside git-hn: the next read catches up)
         raise core_index.IndexError_("stale", f"{SOURCE_CHANGED}; " + _way_out(repo, by_reads=True))
-    collection = streams.collect(repo, listing)
-    derived, totals = _derived(collection)
-    if stored != derived:
+    _derived(repo, listing, lambda conn, totals: _compare(repo, conn, totals, stored, unidentified, data,
+                                                          current, bound))
+    return Built(current, stored["count"], False)
+
+
+def _compare(repo: Repo, conn, totals, stored: dict, unidentified: bool, data: bytes | None, current: str,
+             bound: int) -> None:
+    """Verify's comparison of the stored state and export with ``conn``, the re-derived state."""
+    if stored != _dump(conn):
         if unidentified:
             raise _incompatible(repo, differs=True)
         raise core_index.IndexError_("corrupt", "memory state differs from a rebuild; " + _way_out(repo))
     if data is not None:
-        expected = index_bytes(repo, collection, current, totals, bound)
+        expected = index_bytes(repo, conn, current, totals, bound)
         if expected != data:
             raise core_index.IndexError_("stale", "derived projection changed; " + _way_out(repo))
-    return Built(current, stored["count"], False)
 
 
 def _load_refused(repo: Repo, exc: core_index.IndexError_) -> HnError:
@@ -356,17 +363,18 @@ def _way_out(repo: Repo, by_reads: bool = False) -> str:
             "then git hn memory index rebuild replaces it")
 
 
-def _derived(collection) -> tuple[dict, state.Totals]:
-    """What ``_dump`` gives of a state built from ``collection``, and its totals: built in a
-    private temporary database on disk (SQLite's own, removed when closed), so that its pages
-    need not all be in memory at once (issue 11)."""
+def _derived(repo: Repo, listing, compare) -> None:
+    """``compare(conn, totals)`` on a state derived from ``listing`` (every stream verified a
+    batch at a time: ``derive.load``), built in a private temporary database on disk (SQLite's
+    own, removed when closed), so that neither its pages nor the verified memories are all in
+    memory at once (issue 11)."""
+    from ..store import derive
     from ..store.statedb import sqlite3
 
     conn = sqlite3.connect("", isolation_level=None)
     try:
         conn.executescript(statedb.SCHEMA)
-        totals = state.load_collection(conn, collection)
-        return _dump(conn), totals
+        compare(conn, derive.load(repo, conn, listing))
     finally:
         conn.close()
 

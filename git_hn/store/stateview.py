@@ -112,9 +112,9 @@ def update(repo: Repo, listing: list, scope: set | None = None):
             return conn
         except ValidationError:
             conn.close()
-            # the full collection reports the first failure exactly (or, if the plan was wrong
-            # about a failure, proves the refs valid and rebuilds below)
-            collection = streams.collect(repo, [s for s in listing if state.in_scope(scope, s.actor, s.stream)])
+            # the full derivation reports the first failure exactly as a full collection does (or,
+            # if the plan was wrong about a failure, proves the refs valid and rebuilds below)
+            verified = None
         except (sqlite3.Error, OSError, statedb.WriteFailed) as exc:
             conn.close()
             statedb.discard(repo)
@@ -124,44 +124,65 @@ def update(repo: Repo, listing: list, scope: set | None = None):
             statedb.discard(repo)
             raise
     else:
-        sources = [s for s in listing if state.in_scope(scope, s.actor, s.stream)]
         # after an upgrade that left the signature code and libraries alone, the state being
         # replaced still vouches for the signatures it checked (``statedb.verified_signatures``)
-        collection = streams.collect(repo, sources, verified=statedb.verified_signatures(repo))
+        verified = statedb.verified_signatures(repo)
     if scope is not None:  # built for ``scope`` only (callers list only it): the other streams,
         repo.state_behind = True  # if any, wait for the next read
-    return build(repo, collection, full=scope is None, settled=not keep)
+    sources = [s for s in listing if state.in_scope(scope, s.actor, s.stream)]
+    return build(repo, sources, verified=verified, full=scope is None, settled=not keep)
 
 
-def build(repo: Repo, collection, with_totals: bool = False, full: bool = True, settled: bool | None = None):
-    """Replace the state with one loaded from a full collection; returns an open connection
-    (and, ``with_totals``, the ``state.Totals`` of what was loaded). ``full``: the collection is
-    of every ref (the aside then goes: ``store.aside``); ``settled``: the caller compared the
-    aside with the refs already (``rewound.settle``'s answer: False keeps it), else (None) it is
-    compared here, before anything can forget it."""
+def build(repo: Repo, sources: list, verified: dict | None = None, with_totals: bool = False, full: bool = True,
+          settled: bool | None = None):
+    """Replace the state with one derived from ``sources`` (``derived``, then ``installed``);
+    returns an open connection (and, ``with_totals``, the ``state.Totals`` of what was loaded)."""
+    tmp, totals, _extra = derived(repo, sources, verified)
+    conn = installed(repo, tmp, full, settled)
+    return (conn, totals) if with_totals else conn
+
+
+def derived(repo: Repo, sources: list, verified: dict | None = None, then=None):
+    """(path, ``state.Totals``, ``then``'s answer) of a new state derived from ``sources`` (a
+    listing) beside the state in place, which stays: every stream verified a batch at a time
+    (``derive.load``; raises what ``streams.collect`` raises, ``verified`` is its argument). The
+    caller installs it (``installed``, under the exclusive lock) or drops it (``statedb.drop``).
+    ``then(conn, totals)``, when given, runs on the new state first (the export, from what was
+    derived)."""
+    from . import derive
     from .statedb import sqlite3
 
-    if settled is None:
-        settled = rewound.settle(repo)
     conn, tmp = statedb.create(repo)
-    work = progress.storing(len(collection.memories))
     try:
-        totals = state.load_collection(conn, collection, work)
-        if len(collection.memories) >= statedb.CONTENT_FROM:
+        totals = derive.load(repo, conn, sources, verified, storing=progress.storing)
+        if conn.execute("SELECT count(*) FROM memories").fetchone()[0] >= statedb.CONTENT_FROM:
             statedb.record_content(conn)  # a reinstall of the same code then keeps this state
+        extra = then(conn, totals) if then is not None else None
     except BaseException as exc:
         conn.close()
         statedb.drop(tmp)  # (the state in place stays: CONTRACT §8.1)
         if isinstance(exc, (sqlite3.Error, OSError)):
             raise statedb.failure(exc) from None
         raise
-    finally:
-        work.end()
     conn.close()
+    return tmp, totals, extra
+
+
+def installed(repo: Repo, tmp: str, full: bool = True, settled: bool | None = None):
+    """The state ``derived`` made at ``tmp`` put in place (under the exclusive lock), open.
+    ``full``: it is of every ref (the aside then goes: ``store.aside``); ``settled``: the caller
+    compared the aside with the refs already (``rewound.settle``'s answer: False keeps it), else
+    (None) it is compared here, before anything can forget it."""
+    try:
+        if settled is None:
+            settled = rewound.settle(repo)
+    except BaseException:
+        statedb.drop(tmp)
+        raise
     conn = statedb.install(repo, tmp)
     if full and settled:
         aside.drop(repo)
-    return (conn, totals) if with_totals else conn
+    return conn
 
 
 def catch_up(repo: Repo, wait: float = statedb.LOCK_WAIT) -> None:

@@ -813,28 +813,28 @@ def test_a_rebuild_overtaken_by_a_record_never_leaves_a_stale_export(inited, mon
     the export only after its ref moved, possibly before the rebuild writes it): the rebuild
     lists the refs again once its export is written and is done again, so ``index verify``
     passes afterwards. Overtaken on every attempt, it fails with one line and leaves no export.
-    The records are real ones, run while the rebuild collects."""
+    The records are real ones, run while the rebuild derives the state (``derive.load``)."""
     import subprocess
 
     from git_hn.service import index as index_service
-    from git_hn.store import streams
+    from git_hn.store import derive
     import sys
     from pathlib import Path
 
     git_hn = str(Path(sys.executable).parent / "git-hn")
     for n in range(3):
         record_id(inited, content=f"before {n}")
-    collect, raced = streams.collect, []
+    load, raced = derive.load, []
 
-    def collect_then_race(repo, listing):
-        out = collect(repo, listing)
+    def load_then_race(repo, conn, listing, *args, **kwargs):
+        out = load(repo, conn, listing, *args, **kwargs)
         if len(raced) < races:  # a record during each of the first ``races`` attempts
             raced.append(subprocess.run([git_hn, "memory", "record", "--kind", "observation", "--at", "HEAD",
                                          "--applies", "descendants", "--content", f"raced {len(raced)}"], cwd=inited,
                                         capture_output=True).returncode)
         return out
 
-    monkeypatch.setattr(streams, "collect", collect_then_race)
+    monkeypatch.setattr(derive, "load", load_then_race)
     from git_hn.errors import ConflictError
 
     if races == 3:
