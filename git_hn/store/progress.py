@@ -47,7 +47,7 @@ def verifying(commits: int, distinct=None) -> Work:
     return _listener(f"verifying {n:,} memories", 2 * n)
 
 
-STORING_STEPS = 5  # ``state.load_collection``'s steps
+STORING_STEPS = 5  # ``derive.load``'s steps (``state.load_collection``'s)
 
 
 def storing(memories: int) -> Work:
