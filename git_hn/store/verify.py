@@ -253,6 +253,12 @@ class Verifier:
         return [pool.submit(_CHECK_AND_DECODE, pairs[i:i + self.CHUNK]) for i in range(0, len(pairs), self.CHUNK)]
 
     @staticmethod
+    def ready(ticket) -> bool:
+        """Whether ``results(ticket)`` would answer without waiting for a worker."""
+        return all(how == "done" or (how == "worker" and handle[0].ready(handle[1]))
+                   or (how == "job" and handle.done.is_set()) for how, handle in ticket)
+
+    @staticmethod
     def results(ticket):
         for how, handle in ticket:
             if how == "done":

@@ -235,6 +235,11 @@ class _Child:
                 self.ended = True
                 self._cond.notify_all()
 
+    def ready(self, k: int) -> bool:
+        """Whether ``result(k)`` would answer without waiting for the child."""
+        with self._cond:
+            return len(self._frames) > k or self.ended
+
     def result(self, k: int) -> list:
         """The result of chunk ``k``: the child's, or computed here when it did not hand it back."""
         with self._cond:
