@@ -32,6 +32,9 @@ def walk_rewritten(repo: Repo, conn, src, old, known_commits) -> tuple[list, tup
     ``known_commits``: ``state.known_commits`` (passed in: this module is below the state's)."""
     if old is None or not old.head or (old.actor, old.stream) != (src.actor, src.stream):
         return None
+    hit = known_commits(conn, [src.head]).get(src.head)
+    if hit is not None:  # (rewound to a commit a verified chain holds: no listing at all)
+        return [], (hit[0], hit[1])
     if any(os.path.exists(os.path.join(repo.common_dir, p)) for p in ("info/grafts", "shallow")):
         return None
     proc = repo.git.run(["-c", "core.commitGraph=false", "log", "--no-show-signature", "--no-color",

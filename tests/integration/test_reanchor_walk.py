@@ -59,9 +59,10 @@ def test_a_reanchored_stream_is_read_from_the_commit_it_was_rewritten_above(tmp_
 
 
 def test_a_stream_moved_back_by_hand_is_still_read_by_the_whole_walk(tmp_path, monkeypatch):
-    """Guard (it holds without the suffix walk too): a ref moved back below its recorded tip lists
-    no commit its old tip does not reach; the suffix walk answers None, and the whole walk reads
-    it as before."""
+    """A ref moved back below its recorded tip, to a commit the verified chain holds, is answered
+    from the state with no listing and no walk (the test of many moved sources pins that a rewind
+    starts no Git process: the suffix walk's listing ran first and broke that), and it reads as
+    a full verification does."""
     from git_hn.store import state, suffix_walk
 
     repo = one_stream(tmp_path, 40)
@@ -76,5 +77,5 @@ def test_a_stream_moved_back_by_hand_is_still_read_by_the_whole_walk(tmp_path, m
     r = hn(repo, "memory", "recall", "--include-untrusted", "--json")
     monkeypatch.undo()
     assert r.code == 0 and r.json()["matched"] == 37, r.err
-    assert whole == [ref] and suffixes in ([], [None])
+    assert whole == [] and len(suffixes) == 1 and suffixes[0] is not None and suffixes[0][0] == [], suffixes
     assert hn(repo, "memory", "index", "verify").code == 0
