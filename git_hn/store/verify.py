@@ -20,7 +20,8 @@ from ..errors import ValidationError
 from .repo import Repo
 
 
-def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None = None) -> list:
+def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None = None,
+                  consume: bool = False) -> list:
     """§4.2 steps 1–4 and the §11(e) key scan for each (commit, tree): per commit, either a
     ``ValidationError`` or ``(payload, signature blob, public key, signature)``.
 
@@ -28,12 +29,13 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None 
     batch headers and an oversize blob is drained, never buffered (§4.2 step 3). ``read`` holds
     objects already read, by object ID, as ``(type, size, content)``: trees read the same way
     (bounded at 4,096 bytes), and commits and blobs whole (content never None), which the
-    bounded reads below would return unchanged.
+    bounded reads below would return unchanged. With ``consume``, the commits and blobs taken
+    from ``read`` are removed from it (the trees stay: ``groups.range_objects`` reads them).
     """
     oid_bytes = repo.oid_hex_len // 2
     # a memory tree is two entries (~100 bytes); a larger "tree" cannot be valid and is not read
     trees = _read_bounded(repo, [t for _c, t in commits], 4096, read)
-    raws = _read_bounded(repo, [c for c, _t in commits], MAX_COMMIT_BYTES, read)
+    raws = _read_bounded(repo, [c for c, _t in commits], MAX_COMMIT_BYTES, read, consume)
     parsed: list = []
     blob_oids: list[str] = []
     for (commit, _tree), obj, raw in zip(commits, trees, raws):
@@ -52,7 +54,7 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None 
             blob_oids += [m, s]
         except ValidationError as exc:
             parsed.append(exc)
-    blobs = iter(_read_bounded(repo, blob_oids, LIMITS.max_memory_blob, read))
+    blobs = iter(_read_bounded(repo, blob_oids, LIMITS.max_memory_blob, read, consume))
     staged: list = []
     for (commit, _tree), item in zip(commits, parsed):
         if isinstance(item, ValidationError):
@@ -73,15 +75,20 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None 
 MAX_COMMIT_BYTES = 1 << 20  # a memory commit is a few hundred bytes; a larger one is refused unread
 
 
-def _read_bounded(repo: Repo, oids: list[str], bound: int, read: dict | None) -> list:
-    """``read_objects_bounded(oids, bound)``, taking what ``read`` holds instead of asking Git."""
+def _read_bounded(repo: Repo, oids: list[str], bound: int, read: dict | None, consume: bool = False) -> list:
+    """``read_objects_bounded(oids, bound)``, taking what ``read`` holds instead of asking Git
+    (and removing it from ``read`` with ``consume``: an object asked twice is read again)."""
     if not oids:
         return []
     if not read:
         return repo.git.read_objects_bounded(oids, bound)
     want = [o for o in oids if o not in read]
     got = dict(zip(want, repo.git.read_objects_bounded(want, bound))) if want else {}
-    return [read[o] if o in read else got[o] for o in oids]
+    out = [read[o] if o in read else got[o] for o in oids]
+    if consume:
+        for o in oids:
+            read.pop(o, None)
+    return out
 
 
 def _fsck_commit(commit: str, raw) -> None:
@@ -187,6 +194,48 @@ def _check_and_decode_chunk(chunk: list) -> list:
     return out
 
 
+def _check_decode_lean_chunk(chunk: list) -> list:
+    """``_check_and_decode_chunk``, its memories ``lean_memories`` (a smaller pickle, and less to hold)."""
+    return lean_memories(_check_and_decode_chunk(chunk))
+
+
+def lean_memories(items: list) -> list:
+    """``items`` (``VerifiedMemory`` or errors, passed through) as an import holds them once they
+    verified: without their payloads (verified and decoded; nothing after validation reads them:
+    the state stores the envelope's columns and the signature), and with the values that repeat
+    across a stream (actor, name, key, stream, kind, anchor, applicability, topics, evidence, the
+    ``previous`` link equal to the memory before's ID) shared by equal ones of ``items`` instead
+    of held once per memory (100,000 memories held ~3.9 KB each, ~2.4 KB so). Every value is
+    equal to the one it replaces."""
+    shared: dict = {}
+
+    def one(value):
+        try:
+            return shared.setdefault((type(value), value), value)
+        except TypeError:  # (not hashable: kept as it is)
+            return value
+
+    out = []
+    before = None  # the memory ID of the item before, when it is a memory
+    for m in items:
+        if type(m) is not VerifiedMemory:
+            out.append(m)
+            before = None
+            continue
+        env = m.envelope
+        rec = env.record
+        if rec is not None:
+            rec = rec._replace(kind=one(rec.kind), anchor=one(rec.anchor), applicability=one(rec.applicability),
+                               topics=one(rec.topics), evidence=one(rec.evidence))
+        previous = before if before is not None and env.previous == before else one(env.previous)
+        env = env._replace(protocol=one(env.protocol), operation=one(env.operation), actor=one(env.actor),
+                           actor_name=one(env.actor_name), public_key=one(env.public_key),
+                           stream=one(env.stream), previous=previous, record=rec)
+        out.append(VerifiedMemory(m.memory_id, m.commit, env, b"", m.signature))
+        before = m.memory_id
+    return out
+
+
 class Verifier:
     """Ed25519 over the exact payload bytes of staged memories, possibly in parallel.
 
@@ -242,15 +291,16 @@ class Verifier:
         step = self.THREAD_CHUNK
         return [("job", pool.submit(staged[i:i + step])) for i in range(0, len(staged), step)]
 
-    def submit_decoding(self, pairs: list):
+    def submit_decoding(self, pairs: list, lean: bool = False):
         """``submit`` for worker processes that also decode what verified (the parent then has
-        only results to collect); None for other kinds of verifier."""
+        only results to collect), ``lean`` ones with it; None for other kinds of verifier."""
         if self.kind != "processes":
             return None
         pool = self._pool()
         if self.kind != "processes":
             return None
-        return [pool.submit(_CHECK_AND_DECODE, pairs[i:i + self.CHUNK]) for i in range(0, len(pairs), self.CHUNK)]
+        work = _CHECK_DECODE_LEAN if lean else _CHECK_AND_DECODE
+        return [pool.submit(work, pairs[i:i + self.CHUNK]) for i in range(0, len(pairs), self.CHUNK)]
 
     @staticmethod
     def ready(ticket) -> bool:
@@ -275,20 +325,25 @@ class Verifier:
             self.pool = None
 
 
-_CHECK, _CHECK_AND_DECODE = 0, 1  # what a worker process computes over a chunk
-_WORK = (_check_chunk, _check_and_decode_chunk)
+_CHECK, _CHECK_AND_DECODE, _CHECK_DECODE_LEAN = 0, 1, 2  # what a worker process computes over a chunk
+_WORK = (_check_chunk, _check_and_decode_chunk, _check_decode_lean_chunk)
 
 
 FIRST_BATCH = 256  # commits in ``verify_many``'s first batch for worker processes (then doubling)
 
 
 def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = None,
-                progress=None) -> dict[str, object]:
+                progress=None, lean: bool = False) -> dict[str, object]:
     """Verify the commits (root first) of many refs with one pipeline: per ref, the list of
     ``VerifiedMemory`` or the first ``ValidationError`` in chain order (prefixed with the ref,
     as ``verify_commits`` words it). Signatures of all refs share the verifier's workers.
     ``read`` holds objects already read (``stage_commits``); ``progress(done, total)`` is told
-    after each batch."""
+    after each batch. With ``lean`` (an import's validation) the memories are ``lean_memories`` ones and
+    the commits and blobs taken from ``read`` leave it.
+
+    Worker processes' batches are collected at most ``WINDOW`` batches behind the one being
+    read, so that the staged payloads held stay a few batches' whatever the number of commits
+    (100,000 memories staged at once held ~100 MiB more at the end of an import's validation)."""
     total = sum(len(c) for _r, c in items)
     verifier = Verifier(total)
     if total >= 256:
@@ -296,8 +351,38 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
 
         load_fast_codec()
     out: dict[str, object] = {}
-    tickets = []
+    tickets: list = []
     done = 0
+
+    def collect(batch, staged, decoded, ticket) -> None:
+        nonlocal done
+        results = iter(Verifier.results(ticket))
+        pos = iter(staged)
+        for ref, commits in batch:  # a ref split across batches goes on where it stopped
+            got = out.setdefault(ref, [])
+            failed = got if isinstance(got, ValidationError) else None
+            memories = []
+            for commit, _tree in commits:
+                item, ok = next(pos), next(results)
+                if failed is not None:
+                    continue
+                try:
+                    if decoded:  # the worker verified, then decoded (or refused)
+                        if isinstance(ok, ValidationError):
+                            raise ok
+                        memories.append(ok)
+                    else:
+                        memories.append(finish_commit(commit, item, ok))
+                except ValidationError as exc:
+                    failed = ValidationError(f"memory source {ref}: {exc.message}")
+            if failed is not None:
+                out[ref] = failed
+            else:
+                got += memories if decoded or not lean else lean_memories(memories)
+            done += len(commits)
+        if progress is not None:
+            progress(done, total)
+
     # batches grow from 256 to 2,048 commits (as ``verify_commits``'s slices), a long chain split
     # across them: the worker processes verify one batch while the next is read, from early on
     step = FIRST_BATCH if verifier.kind == "processes" else max(total, 1)
@@ -313,51 +398,35 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
                 size += len(part)
                 at += len(part)
                 if size >= step:
-                    tickets.append(_submit(repo, verifier, batch, read))
+                    tickets.append(_submit(repo, verifier, batch, read, lean))
                     batch, size, step = [], 0, max(min(step * 2, 2048), step)
+                    if verifier.kind == "processes" and len(tickets) > WINDOW:
+                        got = tickets.pop(0)
+                        collect(got[0], got[1], *got[2])
                 if at >= len(commits):
                     break
         if batch:
-            tickets.append(_submit(repo, verifier, batch, read))
+            tickets.append(_submit(repo, verifier, batch, read, lean))
         if verifier.kind == "threads":
             # staged at once (the worker threads would wait for the GIL while this thread parses)
             # and every signature checked before decoding, for the same reason: a worker that
             # finished a check waits for the interpreter's switch interval (5 ms) to go on
             tickets = [(b, st, (d, [("done", list(Verifier.results(t)))])) for b, st, (d, t) in tickets]
-        for batch, staged, (decoded, ticket) in tickets:
-            results = iter(Verifier.results(ticket))
-            pos = iter(staged)
-            for ref, commits in batch:  # a ref split across batches goes on where it stopped
-                got = out.setdefault(ref, [])
-                failed = got if isinstance(got, ValidationError) else None
-                memories = got
-                for commit, _tree in commits:
-                    item, ok = next(pos), next(results)
-                    if failed is not None:
-                        continue
-                    try:
-                        if decoded:  # the worker verified, then decoded (or refused)
-                            if isinstance(ok, ValidationError):
-                                raise ok
-                            memories.append(ok)
-                        else:
-                            memories.append(finish_commit(commit, item, ok))
-                    except ValidationError as exc:
-                        failed = ValidationError(f"memory source {ref}: {exc.message}")
-                if failed is not None:
-                    out[ref] = failed
-                done += len(commits)
-            if progress is not None:
-                progress(done, total)
+        while tickets:
+            got = tickets.pop(0)
+            collect(got[0], got[1], *got[2])
     finally:
         verifier.close()
     return out
 
 
-def _submit(repo: Repo, verifier, batch: list, read: dict | None = None):
+WINDOW = 4  # batches submitted to worker processes and not collected yet, at most (``verify_many``)
+
+
+def _submit(repo: Repo, verifier, batch: list, read: dict | None = None, lean: bool = False):
     flat = [c for _r, commits in batch for c in commits]
-    staged = stage_commits(repo, flat, read) if flat else []
-    ticket = verifier.submit_decoding([(c, item) for (c, _t), item in zip(flat, staged)])
+    staged = stage_commits(repo, flat, read, consume=lean) if flat else []
+    ticket = verifier.submit_decoding([(c, item) for (c, _t), item in zip(flat, staged)], lean)
     if ticket is not None:
         return batch, staged, (True, ticket)
     return batch, staged, (False, verifier.submit(staged))

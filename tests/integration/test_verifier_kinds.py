@@ -181,9 +181,9 @@ def test_verify_many_splits_long_chains_across_batches_with_the_same_answers(tmp
     submitted = []
     real_submit = verify._submit
 
-    def counting(repo_, verifier, batch, read=None):
+    def counting(repo_, verifier, batch, read=None, lean=False):
         submitted.append([(name, len(part)) for name, part in batch])
-        return real_submit(repo_, verifier, batch, read)
+        return real_submit(repo_, verifier, batch, read, lean)
 
     monkeypatch.setattr(verify, "_submit", counting)
     monkeypatch.setattr(verify, "FIRST_BATCH", 1 << 20)
@@ -293,3 +293,57 @@ finally:
     v.close()
 ''')
     assert out == "True"
+
+
+@pytest.mark.parametrize("kind", ["processes", "threads", "inline"])
+def test_lean_verification_holds_no_payload_and_collects_as_it_reads(tmp_path, monkeypatch, kind):
+    """An import's validation (``lean``, f120): each memory equals the one a plain run gives but
+    for its payload, which is not kept (nothing after validation reads it), the values repeated
+    across a stream are one object, and the commits and blobs taken from ``read`` leave it (the
+    trees stay). Worker processes' batches are collected at most ``WINDOW`` behind the batch being
+    read, not once every batch was read: a 100,000-memory sync held every staged payload at once
+    (~100 MiB more at the end of its validation)."""
+    repo, ref, commits = _chain(tmp_path, 40)
+    from git_hn.store.repo import open_repo
+
+    monkeypatch.chdir(repo)
+    r = open_repo()
+    init = verify.Verifier.__init__
+
+    def of_kind(self, expected):
+        init(self, expected)
+        self.kind = kind
+
+    monkeypatch.setattr(verify.Verifier, "__init__", of_kind)
+    monkeypatch.setattr(verify, "FIRST_BATCH", 4)
+    monkeypatch.setattr(verify, "WINDOW", 1)
+    events = []
+    real_stage = verify.stage_commits
+
+    def staging(*args, **kw):
+        events.append("stage")
+        return real_stage(*args, **kw)
+
+    monkeypatch.setattr(verify, "stage_commits", staging)
+    items = [("refs/x/a", commits[:7]), ("refs/x/d", commits)]
+    whole = verify.verify_many(r, items)
+    trees = [t for _c, t in commits]
+    read = dict(zip(trees, r.git.read_objects_bounded(trees, 4096)))
+    read.update(zip([c for c, _t in commits], r.git.read_objects_bounded([c for c, _t in commits], 1 << 20)))
+    events.clear()
+    lean = verify.verify_many(r, items, read, progress=lambda done, total: events.append("progress"),
+                              lean=True)
+    r.git.close()
+    os.chdir(tmp_path)
+    assert set(lean) == set(whole) == {"refs/x/a", "refs/x/d"}
+    for name in lean:
+        assert len(lean[name]) == len(whole[name]) > 0
+        assert lean[name] == [m._replace(payload=b"") for m in whole[name]]
+        assert all(m.payload for m in whole[name]) and not any(m.payload for m in lean[name])
+    d = lean["refs/x/d"]
+    assert d[1].envelope.previous is d[0].memory_id
+    assert d[2].envelope.actor is d[1].envelope.actor and d[2].envelope.record.anchor is d[1].envelope.record.anchor
+    assert set(read) == set(trees)  # the commits were taken, the trees stay
+    if kind == "processes":  # batches of 4, 8, 16, 19 commits: the first collected before the last is read
+        assert events.index("progress") < len(events) - 1 - events[::-1].index("stage")
+    assert events.count("progress") == events.count("stage")

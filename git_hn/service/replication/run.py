@@ -460,7 +460,8 @@ class Import:
             plans.append((o, commits, base))
         results = verify.verify_many(self.q.repo, [(quarantine_ref(o.actor, o.id), c) for o, c, _b in plans],
                                       getattr(self, "prefetched", None),
-                                      progress=lambda done, total: self.say(f"verified {done}/{total} memories"))
+                                      progress=lambda done, total: self.say(f"verified {done}/{total} memories"),
+                                      lean=True)  # (what promotion needs of each memory, and no more)
         for o, commits, (base_commit, base_seq, base_id) in plans:
             got = results[quarantine_ref(o.actor, o.id)]
             if isinstance(got, ValidationError):

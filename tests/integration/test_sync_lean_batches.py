@@ -1,0 +1,86 @@
+"""A large sync holds what promotion needs of each memory, and no more (issue 11, f120): a
+100,000-memory sync into a fresh clone peaked at ~0.9 GB, most of it every memory's payload, its
+repeated values once per memory, and every staged payload held until the last batch was read.
+Its validation now keeps lean memories, collects the verifier's batches as it reads, and drops
+what it read once staged; here the batches are made tiny (a few commits, one in flight, in
+worker processes as a 2,048-memory sync has them) and the receipt bound lowered (several
+transactions), and the clone ends exactly as one synced in a single batch: the same refs, the
+same verified state, row for row, the same receipts but for their transaction IDs, and an index
+that verifies."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from helpers import git, hn
+
+from test_receipt_bound import BOUND, _converged, _heads, _remote
+
+
+def _state_rows(b) -> dict:
+    from git_hn.store import statedb
+    from git_hn.store.repo import open_repo
+
+    repo = open_repo(str(b))
+    path = statedb.paths(repo)[1]
+    repo.close()
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {t: sorted(map(repr, conn.execute(f'SELECT * FROM "{t}"'))) for t in tables}
+    finally:
+        conn.close()
+
+
+def _receipts_without_ids(b) -> list:
+    txdir = b / ".git" / "hn" / "replication" / "transactions"
+    out = []
+    for path in txdir.iterdir():
+        rec = json.loads(path.read_bytes())
+        rec.pop("id")
+        out.append(json.dumps(rec, sort_keys=True))
+    return sorted(out)
+
+
+def test_a_sync_in_tiny_lean_batches_ends_as_one_in_a_single_batch(tmp_path, monkeypatch):
+    from git_hn.store import verify
+
+    remote, one = _remote(tmp_path, 2, 3, 20)  # 120 memories, 6 streams
+    two = tmp_path / "two"
+    git(tmp_path, "clone", "-q", f"file://{remote}", str(two))
+    assert hn(two, "init", "--name", "B").code == 0
+    assert hn(two, "replication", "select", "--all").code == 0
+    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)  # several transactions
+    init = verify.Verifier.__init__
+
+    def processes(self, expected):
+        init(self, expected)
+        self.kind = "processes"
+
+    monkeypatch.setattr(verify.Verifier, "__init__", processes)
+    batches = []
+    real_submit = verify._submit
+
+    def submit(repo, verifier, batch, read=None, lean=False):
+        batches.append(sum(len(part) for _ref, part in batch))
+        return real_submit(repo, verifier, batch, read, lean)
+
+    monkeypatch.setattr(verify, "_submit", submit)
+    monkeypatch.setattr(verify, "FIRST_BATCH", 1 << 20)  # one batch, collected after it was read
+    r = hn(one, "sync")
+    assert r.code == 0, r.err
+    assert batches == [120]
+    batches.clear()
+    monkeypatch.setattr(verify, "FIRST_BATCH", 2)
+    monkeypatch.setattr(verify, "WINDOW", 1)
+    r2 = hn(two, "sync")
+    assert r2.code == 0, r2.err
+    assert len(batches) > 4 and sum(batches) == 120
+    assert r2.out.replace(str(two), "") == r.out.replace(str(one), "")
+    assert _heads(two, "refs/hn/remotes") == _heads(one, "refs/hn/remotes")
+    assert _state_rows(two) == _state_rows(one)
+    receipts = _receipts_without_ids(two)
+    assert len(receipts) >= 2 and receipts == _receipts_without_ids(one)
+    for b in (one, two):
+        _converged(remote, b, 120)
