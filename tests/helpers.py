@@ -298,9 +298,9 @@ def staged_commits(monkeypatch) -> list:
     calls: list = []
     real = verify.stage_commits
 
-    def counting(repo, commits, read=None):
+    def counting(repo, commits, read=None, **kw):
         calls.extend(c for c, _t in commits)
-        return real(repo, commits, read)
+        return real(repo, commits, read, **kw)
 
     monkeypatch.setattr(verify, "stage_commits", counting)
     return calls

@@ -425,7 +425,8 @@ WINDOW = 4  # batches submitted to worker processes and not collected yet, at mo
 
 def _submit(repo: Repo, verifier, batch: list, read: dict | None = None, lean: bool = False):
     flat = [c for _r, commits in batch for c in commits]
-    staged = stage_commits(repo, flat, read, consume=lean) if flat else []
+    staged = (stage_commits(repo, flat, read, consume=True) if lean else stage_commits(repo, flat, read)) \
+        if flat else []
     ticket = verifier.submit_decoding([(c, item) for (c, _t), item in zip(flat, staged)], lean)
     if ticket is not None:
         return batch, staged, (True, ticket)
