@@ -382,18 +382,59 @@ class Quarantine:
                 adopted.append(oids)
         if not remaining:
             return adopted
-        # no delta search: the objects are copied as they are, quickly
-        pack = self.git.run(["pack-objects", "--stdout", "-q", "--window=0"],
-                            input="".join(o + "\n" for o in sorted(remaining)).encode())
-        if pack.returncode != 0:
-            raise GitError("quarantine object packing failed")
-        # named Git directory: run from a subdirectory of the working tree, ``index-pack --stdin``
-        # (Git 2.39) writes its pack under that subdirectory's own ``.git/objects/pack``
-        index = self.main.git.run([f"--git-dir={self.main.git_dir}", "index-pack", "--stdin", "--fix-thin"],
-                                  input=pack.stdout)
-        if index.returncode != 0:
-            raise GitError("main repository object indexing failed")
+        self._pack_into_main(sorted(remaining))
         return adopted
+
+    COPY_CHUNK = 1 << 20  # bytes of pack in flight between the two Git processes (``_pack_into_main``)
+
+    def _pack_into_main(self, oids: list[str]) -> None:
+        """Pack ``oids`` here (no delta search: the objects are copied as they are, quickly) into
+        the main repository's ``index-pack --stdin``, ``COPY_CHUNK`` bytes at a time: the pack is
+        never held whole (the first of two transactions of a 100,000-memory sync held its
+        ~75 MB pack twice over, ~230 MiB more for a moment). Raises ``GitError``: the packing's
+        when it failed (the index then failed on its truncated input), else the index's."""
+        packer = popen(["git", "pack-objects", "--stdout", "-q", "--window=0"], stdin=PIPE, stdout=PIPE,
+                       stderr=DEVNULL, cwd=self.git.cwd, env=self.git.env)
+        indexer = None
+        try:
+            names = "".join(o + "\n" for o in oids).encode()
+
+            def feed() -> None:
+                try:
+                    packer.stdin.write(names)
+                finally:
+                    packer.stdin.close()
+
+            feeder = Background(feed)  # (pack-objects reads every name before it writes)
+            while True:
+                chunk = packer.stdout.read(self.COPY_CHUNK)
+                if not chunk:
+                    break
+                if indexer is None:  # (once there is a pack: a packing that fails at once leaves the main store be)
+                    # named Git directory: run from a subdirectory of the working tree, ``index-pack --stdin``
+                    # (Git 2.39) writes its pack under that subdirectory's own ``.git/objects/pack``
+                    indexer = popen(["git", f"--git-dir={self.main.git_dir}", "index-pack", "--stdin",
+                                     "--fix-thin"], stdin=PIPE, stdout=DEVNULL, stderr=DEVNULL,
+                                    cwd=self.main.git.cwd, env=self.main.git.env)
+                try:
+                    indexer.stdin.write(chunk)
+                except OSError:  # the index stopped: its status says so
+                    break
+            feeder.join()
+        finally:
+            for proc in (packer, indexer):
+                if proc is not None:
+                    for pipe in (proc.stdin, proc.stdout):
+                        if pipe is not None and not pipe.closed:
+                            try:
+                                pipe.close()
+                            except OSError:
+                                pass
+                    proc.wait()
+        if packer.returncode != 0:
+            raise GitError("quarantine object packing failed")
+        if indexer is None or indexer.returncode != 0:
+            raise GitError("main repository object indexing failed")
 
     def own_packs(self) -> list[tuple[str, list[str]]]:
         """(path without extension, object IDs) of each complete pack the fetches wrote here."""
