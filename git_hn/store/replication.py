@@ -401,6 +401,11 @@ def write_receipt(repo: Repo, txn: str, remote: str, state: str, outcomes: list,
                   receipt_bytes(txn, remote, state, outcomes, promotions, pending, accepted))
 
 
+def write_receipt_bytes(repo: Repo, txn: str, data: bytes) -> None:
+    """``write_receipt`` of a receipt already encoded (``receipt_bytes``)."""
+    _write_record(repo, receipt_path(repo, txn), data)
+
+
 def _write_record(repo: Repo, path: str, data: bytes) -> None:
     """Write a receipt or an anchor, never one larger than ``_read_json`` reads (a review: a sync
     of 84,000 memories wrote a 19 MB receipt, and every later read refused it, for good). The

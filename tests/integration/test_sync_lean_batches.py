@@ -84,3 +84,29 @@ def test_a_sync_in_tiny_lean_batches_ends_as_one_in_a_single_batch(tmp_path, mon
     assert len(receipts) >= 2 and receipts == _receipts_without_ids(one)
     for b in (one, two):
         _converged(remote, b, 120)
+
+
+def test_each_transaction_lets_go_of_the_memories_it_promoted(tmp_path, monkeypatch):
+    """Once a transaction completed, the verified memories of the streams it promoted are not held
+    through the next one (a 100,000-memory sync held the first transaction's 50,000 through the
+    second's state update); what the sync says is the same (the lines above compare it with a
+    sync in one batch), and a stream promoted only up to a missing dependency keeps them (its
+    failure is looked into for the sync's lines)."""
+    from git_hn.service.replication import promote
+
+    remote, b = _remote(tmp_path, 2, 3, 20)
+    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)
+    seen = []
+    real = promote._accept_group
+
+    def accept_group(run, group, txn, last, accepted):
+        real(run, group, txn, last, accepted)
+        seen.append([(o.status, len(o.memories), len(getattr(o, "whole", o).memories)) for o in group.streams])
+
+    monkeypatch.setattr(promote, "_accept_group", accept_group)
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    assert len(seen) >= 2 and sum(len(g) for g in seen) == 6
+    assert all(entry == ("promoted", 0, 0) for g in seen for entry in g), seen
+    assert "imported 120 memories" in r.out
+    _converged(remote, b, 120)

@@ -129,10 +129,11 @@ def _accept_group(run, group, txn: str, last: bool, accepted: set) -> None:
         except (HnError, OSError):
             raise phase("pending acceptance anchoring", remote) from None
         residue_seam("after-pending-anchor", "interrupted after pending anchor before object copy")
-        try:
-            rstate.write_receipt(repo, txn, remote, "validated", outcomes, promotions, pending, accepted_objs)
+        try:  # (the bytes measured above: encoded once, and not held past here)
+            rstate.write_receipt_bytes(repo, txn, validated)
         except (HnError, OSError):
             raise phase("validated transaction recording", remote) from None
+    del validated
     adopted: list[list[str]] = []
     if pending:
         run.say("copy objects")
@@ -219,6 +220,23 @@ def _accept_group(run, group, txn: str, last: bool, accepted: set) -> None:
         repo.forget_pending()
         if not last:  # (the next group's transaction is remembered from here)
             run.nothing_pending = pendingmod.nothing_pending_files(repo)
+        _release(promotable)
+
+
+def _release(promotable: list) -> None:
+    """After a transaction completed: the verified memories of the streams it promoted whole are
+    not held any longer (the state has their rows; a sync of 100,000 memories in two transactions
+    held the first's 50,000 through the second's state update). Nothing after promotion reads
+    them: a promoted stream counts what it imported by its walked commits, and only failed
+    streams (a stream promoted up to a missing dependency among them) are looked into for the
+    sync's lines."""
+    for o in promotable:
+        whole = getattr(o, "whole", o)  # (a ``groups.Part``: the stream it is a part of)
+        if whole is not o:
+            o.memories = ()
+        if whole.status == "promoted" and not whole.prefix and whole.walked is not None \
+                and getattr(o, "last", True):
+            whole.memories = ()
 
 
 def _rebased(run, promotable: list) -> list:
