@@ -346,6 +346,7 @@ class Git:
     # -- bulk reads: one process, one buffered exchange, parsed in C-sized steps ----------------
 
     INFOS_BY_READER = 512
+    BULK_NAMES = 32768  # names a process: 200,000 at once parsed into ~180 MiB for a moment
 
     def infos_bulk(self, names: list[str], *, oneshot: bool = False) -> list[tuple[str, str, int] | None]:
         """(oid, type, size) per name with one ``cat-file --batch-check --buffer`` process, or
@@ -360,6 +361,9 @@ class Git:
             return []
         if not oneshot and (len(names) < 8 or (self.version >= (2, 36) and len(names) <= self.INFOS_BY_READER)):
             return self.object_infos(names)
+        if len(names) > self.BULK_NAMES:  # (``BULK_NAMES``: one process's, whose parse is transient)
+            return [i for k in range(0, len(names), self.BULK_NAMES) for i in self.infos_bulk(
+                names[k:k + self.BULK_NAMES], oneshot=oneshot)]
         data = b"".join(object_name(n) for n in names)
         proc = self.run(["cat-file", "--batch-check", "--buffer"], input=data)
         if proc.returncode != 0:
@@ -388,7 +392,8 @@ class Git:
             listed = self._listed_presence(oids)
             if listed is not None:
                 return listed
-        return [info is not None for info in self.infos_bulk(oids, oneshot=True)]
+        return [i is not None for k in range(0, len(oids), self.BULK_NAMES)
+                for i in self.infos_bulk(oids[k:k + self.BULK_NAMES], oneshot=True)]
 
     objects_of: tuple[str, str] | None = None  # (common git directory, object format: ``store.repo``)
     _view: Git | None = None  # whom ``presence`` asks (itself, or a partial clone's promisor-free view)

@@ -122,8 +122,10 @@ def _sizes(q, oids: list[str], raws: dict, trees: dict, read: dict) -> dict[str,
                 read[oid] = obj
                 held += obj[1]
     if at < len(unread):
-        rest = unread[at:]
-        sizes.update(zip(rest, (i[2] if i else 0 for i in q.git.infos_bulk(rest))))
+        step = q.git.BULK_NAMES  # (a part at a time: only the sizes are kept)
+        for k in range(at, len(unread), step):
+            rest = unread[k:k + step]
+            sizes.update(zip(rest, (i[2] if i else 0 for i in q.git.infos_bulk(rest))))
     for oid in oids:
         if oid in raws:
             obj = raws[oid]
