@@ -87,8 +87,8 @@ def test_a_sync_in_tiny_lean_batches_ends_as_one_in_a_single_batch(tmp_path, mon
 
 
 def test_each_transaction_lets_go_of_the_memories_it_promoted(tmp_path, monkeypatch):
-    """Once a transaction completed, the verified memories of the streams it promoted are not held
-    through the next one (a 100,000-memory sync held the first transaction's 50,000 through the
+    """The trees measurement read are not held past the plan, and once a transaction completed,
+    the verified memories of the streams it promoted are not held through the next one (a 100,000-memory sync held the first transaction's 50,000 through the
     second's state update); what the sync says is the same (the lines above compare it with a
     sync in one batch), and a stream promoted only up to a missing dependency keeps them (its
     failure is looked into for the sync's lines)."""
@@ -100,6 +100,7 @@ def test_each_transaction_lets_go_of_the_memories_it_promoted(tmp_path, monkeypa
     real = promote._accept_group
 
     def accept_group(run, group, txn, last, accepted):
+        assert getattr(run, "prefetched", None) is None  # (the trees measurement read: not held past the plan)
         real(run, group, txn, last, accepted)
         seen.append([(o.status, len(o.memories), len(getattr(o, "whole", o).memories)) for o in group.streams])
 
