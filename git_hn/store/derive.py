@@ -144,13 +144,7 @@ def _verify_into(repo: Repo, conn, sources, verified, batch: int, window: int) -
     def submit() -> None:
         part = order[fed[0]:fed[0] + batch]
         fed[0] += len(part)
-        read = {}
-        for c, _t in part:
-            obj = raws.pop(c, None)
-            if obj is not None and len(obj[1]) <= verify.MAX_COMMIT_BYTES:
-                read[c] = (obj[0], len(obj[1]), obj[1])
-        staged = verify.stage_commits(repo, part, read)
-        checks = verify.unverified(part, staged, verified) if verified else staged
+        staged, checks = verify.stage_batch(repo, part, raws, verified)
         pending.append((part, staged, verifier.submit(checks)))
         work.advance(len(part))
 

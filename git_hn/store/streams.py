@@ -596,13 +596,7 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
     batch: list = []
 
     def submit() -> None:  # stage a batch of commits and hand their signatures to the verifier
-        read = {}
-        for c, _t in batch:
-            obj = raws.pop(c, None)
-            if obj is not None and len(obj[1]) <= verify.MAX_COMMIT_BYTES:
-                read[c] = (obj[0], len(obj[1]), obj[1])
-        staged = verify.stage_commits(repo, batch, read)
-        checks = verify.unverified(batch, staged, verified) if verified else staged
+        staged, checks = verify.stage_batch(repo, batch, raws, verified)
         pending.append((list(batch), staged, verifier.submit(checks)))
         work.advance(len(batch))
         batch.clear()

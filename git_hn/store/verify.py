@@ -149,6 +149,21 @@ def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list
     return out
 
 
+def stage_batch(repo: Repo, commits: list[tuple[str, str]], raws: dict, verified: dict) -> tuple[list, list]:
+    """Stage one batch of a bulk verification: ``stage_commits`` fed the commits ``raws`` already
+    holds (``object ID -> (type, content)``, taken out of it as they are used, so a large walk's
+    objects are held once), then ``(staged, checks)``: the staged items and what the verifier is
+    given for them (None where ``verified``, ``commit -> (memory ID, signature)``, shows the exact
+    payload and signature were verified before)."""
+    read = {}
+    for c, _t in commits:
+        obj = raws.pop(c, None)
+        if obj is not None and len(obj[1]) <= MAX_COMMIT_BYTES:
+            read[c] = (obj[0], len(obj[1]), obj[1])
+    staged = stage_commits(repo, commits, read)
+    return staged, (unverified(commits, staged, verified) if verified else staged)
+
+
 def unverified(commits: list[tuple[str, str]], staged: list, verified: dict) -> list:
     """``staged`` with None for each item whose exact payload and signature were verified before
     (``_check_signature`` accepts None unread)."""
