@@ -8,8 +8,6 @@ only the tables in ``_unicode15``.
 
 from __future__ import annotations
 
-import re
-
 from . import _unicode15
 
 # Go unicode.IsSpace (Latin-1 White_Space plus the Unicode White_Space property).
@@ -25,22 +23,41 @@ class Lazy:
     ``sub``, ...) are the compiled pattern's, each looked up once and then held here. Compiling
     costs ~0.2 M instructions a pattern, and a command uses few of the patterns of the modules it
     loads: compiled at import, the unused ones cost a record ~1.5 M instructions, a brief ~3 M
-    (issue 11, fixed cost)."""
+    (issue 11, fixed cost). ``re`` itself is imported at the first use of any of them: it costs
+    ~13 M instructions (with ``enum``; the ``functools`` it loads comes with the state's
+    ``_sqlite3`` anyway), and a record, recall, show or brief of ordinary text uses none (the
+    checks below are written without it)."""
 
     def __init__(self, pattern, flags: int = 0):
         self._source = (pattern, flags)
 
     def __getattr__(self, name: str):
+        import re  # (with ``enum``: ~13 M instructions)
+
         value = getattr(re.compile(*self._source), name)
         setattr(self, name, value)
         return value
 
 
-_CONTROL = Lazy("[\u0000-\u001f\u007f-\u009f]")
-_NON_TEXT_CONTROL = Lazy("[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
+# The Cc runes (U+0000-U+001F, U+007F-U+009F), mapped for ``str.translate``: each to a space
+# (``one_line``), to U+FFFD but newline and tab (``safe_text``), or removed (``has_control``).
+# A translation is the same as substituting a character class, and needs no ``re``.
+_CC = [*range(0x20), *range(0x7F, 0xA0)]
+_CONTROL_TO_SPACE = dict.fromkeys(_CC, " ")
+_NON_TEXT_TO_FFFD = {c: "\ufffd" for c in _CC if c not in (0x09, 0x0A)}
+_NO_CONTROL = dict.fromkeys(_CC)
 _LOWER = str.maketrans(_unicode15.LOWER_FROM, _unicode15.LOWER_TO)
 _word = None
-_ASCII_WORD = Lazy("[A-Za-z0-9]+")  # L* and N* restricted to ASCII
+# ASCII text's §7.9 tokens: every character but a letter or a digit becomes a space, then the
+# words between spaces are the runs of ``[A-Za-z0-9]+`` (L* and N* restricted to ASCII)
+_ASCII_SEPARATORS = {c: " " for c in range(128) if not chr(c).isalnum()}
+HEX_DIGITS = "0123456789abcdef"
+
+
+def is_lower_hex(s: str, length: int = 0) -> bool:
+    """``[0-9a-f]+`` matches all of ``s`` (and it has ``length`` characters, unless 0), without
+    ``re``: an object ID or digest check on every command's path."""
+    return (len(s) == length if length else s != "") and not s.strip(HEX_DIGITS)
 
 
 def trim_space(s: str) -> str:
@@ -56,8 +73,9 @@ def to_lower(s: str) -> str:
 
 
 def has_control(s: str) -> bool:
-    """True if any rune is of category Cc (Go ``unicode.IsControl``)."""
-    return _CONTROL.search(s) is not None
+    """True if any rune is of category Cc (Go ``unicode.IsControl``). (Every Cc rune is
+    unprintable for ``str.isprintable``, in any Unicode version: the C test settles most text.)"""
+    return not s.isprintable() and len(s.translate(_NO_CONTROL)) != len(s)
 
 
 def is_utf8(s: str) -> bool:
@@ -80,7 +98,7 @@ def is_blank(s: str) -> bool:
 
 def one_line(s: str) -> str:
     """``oneLine``/``safeDiagnostic``: every Cc rune becomes a space."""
-    return _CONTROL.sub(" ", s)
+    return s if s.isprintable() else s.translate(_CONTROL_TO_SPACE)
 
 
 ECHO_LIMIT = 80  # characters of an argument an error repeats (a full memory ID is 71)
@@ -112,7 +130,7 @@ def bounded(s: str, limit: int = 240) -> str:
 
 def safe_text(s: str) -> str:
     """``safeText``: keep newline and tab, every other Cc rune becomes U+FFFD."""
-    return _NON_TEXT_CONTROL.sub("\ufffd", s)
+    return s if s.isprintable() else s.translate(_NON_TEXT_TO_FFFD)
 
 
 def content_text(s: str) -> str:
@@ -133,9 +151,11 @@ def token_sequence(text: str) -> list[str]:
     """The §7.9 tokens in text order, repeats kept (``tokens`` is its sorted set): what recall's
     phrases and relevance order read (``core.search``)."""
     if text.isascii():  # the same answer, without the large Unicode character class
-        return _ASCII_WORD.findall(text.lower())
+        return text.lower().translate(_ASCII_SEPARATORS).split()
     global _word
     if _word is None:
+        import re
+
         _word = re.compile("[" + _unicode15.LETTER_NUMBER_CLASS + "]+")
     # Lowercasing first is equivalent (the simple mapping never moves a rune in or out of L*/N*,
     # pinned by a test over the tables) and costs one translate per text instead of per word.

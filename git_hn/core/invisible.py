@@ -30,8 +30,6 @@ draw alike; a view that shows both says how each is written (``lookalikes``).
 
 from __future__ import annotations
 
-import re
-
 from .gostr import Lazy
 
 # The class, as a regular-expression character set body (Default_Ignorable_Code_Point without
@@ -70,16 +68,20 @@ _FLAGS = Lazy(_BLACK_FLAG + "\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e00
                     "|\U000e0077\U000e006c\U000e0073)\U000e007f")
 
 
-def _pattern() -> re.Pattern:
+def _pattern():
     global _hidden
     if _hidden is None:
+        import re  # (only for non-ASCII text: ``gostr.Lazy``)
+
         _hidden = re.compile("[" + FOLDED + SPACES + "]")
     return _hidden
 
 
-def _prose_pattern() -> re.Pattern:
+def _prose_pattern():
     global _prose
     if _prose is None:
+        import re
+
         _prose = re.compile("[" + FOLDED + "]")
     return _prose
 
@@ -152,7 +154,11 @@ def _presentation_kept(s: str, i: int) -> bool:
 
 def has_direction_control(s: str) -> bool:
     """Whether ``s`` holds a direction control (``DIRECTION``)."""
-    return not s.isascii() and re.search("[" + DIRECTION + "]", s) is not None
+    if s.isascii():
+        return False
+    import re
+
+    return re.search("[" + DIRECTION + "]", s) is not None
 
 
 def spell_invisible(s: str, spaces: bool = True) -> str:
@@ -169,7 +175,7 @@ def spell_invisible(s: str, spaces: bool = True) -> str:
         return "".join(spell_invisible(p, spaces) + (flags[k] if k < len(flags) else "")
                        for k, p in enumerate(parts))
 
-    def spelled(m: re.Match) -> str:
+    def spelled(m) -> str:
         ch = m.group()
         if ch in _PRESENTATION and _presentation_kept(s, m.start()):
             return ch
@@ -187,6 +193,8 @@ def remove_invisible(s: str) -> str:
         return s
     global _folded
     if _folded is None:
+        import re
+
         _folded = re.compile("[" + FOLDED + "]")
     return _folded.sub("", s)
 

@@ -29,9 +29,6 @@ IDs, with or without ``sha256:``) are never findings.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
-
 from .grammar import normalize_topic
 from .invisible import remove_invisible
 from .limits import HANDOFF_LISTS
@@ -142,13 +139,18 @@ _DETECTORS = (
 )
 _KEYWORD_ROOTS = ("pass", "pwd", "secret", "token", "key", "credential")
 _OPENAI_PREFIXES = ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-")
-_compiled: dict[str, re.Pattern] = {}
+_compiled: dict = {}
 
 
-def _re(pattern: str, flags: int = re.ASCII) -> re.Pattern:
+def _re(pattern: str, ascii: bool = True):
+    """``pattern`` compiled (ASCII matching unless ``ascii`` is false), once. ``re`` is imported
+    here, by the first pattern a lint needs: ordinary prose needs none (~13 M instructions of a
+    record, with ``enum``)."""
     got = _compiled.get(pattern)
     if got is None:
-        got = _compiled[pattern] = re.compile(pattern, flags)
+        import re
+
+        got = _compiled[pattern] = re.compile(pattern, re.ASCII if ascii else 0)
     return got
 
 
@@ -190,6 +192,44 @@ _GATE_RUN = r"[A-Za-z0-9_-]{24}"
 _GATE_QUOTED = r"""['"][A-Za-z0-9+/=_-]{9,}['"]"""
 _GATE_TELEGRAM = r"[0-9]{8}:"
 _GATE_ARTIFACTORY = r"AP[0-9A-F]"
+# The four patterns above, for ASCII text, by translations instead (the C loop of
+# ``str.translate`` and substring tests: the same answers, tested against the patterns): a
+# character of a pattern's run becomes "a", a quote "'", a digit "0", anything else a space
+_RUN = {c: "a" if chr(c).isalnum() or chr(c) in "_-" else " " for c in range(128)}
+_QUOTED = {c: "a" if chr(c).isalnum() or chr(c) in "+/=_-" else "'" if chr(c) in "'\"" else " "
+           for c in range(128)}
+_DIGITS = {c: "0" for c in range(ord("1"), ord("9") + 1)}
+_UPPER_HEX = "0123456789ABCDEF"
+
+
+def _has_run(text: str) -> bool:
+    """``_GATE_RUN`` finds something in ASCII ``text``."""
+    return "a" * 24 in text.translate(_RUN)
+
+
+def _has_quoted(text: str) -> bool:
+    """``_GATE_QUOTED`` finds something in ASCII ``text``: a piece between two quotes of 9 or
+    more characters, all of the run."""
+    pieces = text.translate(_QUOTED).split("'")
+    return any(len(p) >= 9 and not p.strip("a") for p in pieces[1:-1])
+
+
+def _has_telegram(text: str) -> bool:
+    """``_GATE_TELEGRAM`` finds something in ASCII ``text``."""
+    return "00000000:" in text.translate(_DIGITS)
+
+
+def _has_artifactory(text: str) -> bool:
+    """``_GATE_ARTIFACTORY`` finds something in ASCII ``text``."""
+    i = text.find("AP")
+    while i >= 0:
+        after = text[i + 2:i + 3]
+        if after and after in _UPPER_HEX:
+            return True
+        i = text.find("AP", i + 1)
+    return False
+
+
 # Non-ASCII text: one Unicode-aware pattern (the library's case-insensitive patterns fold, for
 # example, U+017F to "s", and its \d and \w match non-ASCII digits and letters).
 _GATE_UNICODE = (
@@ -212,14 +252,15 @@ class Finding(NamedTuple):
     detector: str
 
 
-# library(text) -> iterable of (start offset in text, plugin class name, value)
-Library = Callable[[str], Iterable[tuple[int, str, str]]]
+# library(text) -> iterable of (start offset in text, plugin class name, value). (Named for the
+# annotations only, which are never evaluated: ``collections.abc`` loads ``collections``.)
+Library = "Callable[[str], Iterable[tuple[int, str, str]]]"
 
 
 def library_gate(text: str) -> bool:
     """False only if no enabled library plugin can report anything in ``text``."""
     if not text.isascii():
-        return _re(_GATE_UNICODE, 0).search(text) is not None
+        return _re(_GATE_UNICODE, ascii=False).search(text) is not None
     if any(p in text for p in _GATE_LITERALS):
         return True
     low = text.lower()
@@ -228,13 +269,13 @@ def library_gate(text: str) -> bool:
     quoted = "'" in text or '"' in text
     if (quoted or "`" in text) and any(k in low for k in _GATE_KEYWORDS):
         return True
-    if quoted and _re(_GATE_QUOTED).search(text):
+    if quoted and _has_quoted(text):
         return True
-    if ":" in text and _re(_GATE_TELEGRAM).search(text):
+    if ":" in text and _has_telegram(text):
         return True
-    if "AP" in text and _re(_GATE_ARTIFACTORY).search(text):
+    if "AP" in text and _has_artifactory(text):
         return True
-    return _re(_GATE_RUN).search(text) is not None
+    return _has_run(text)
 
 
 def is_object_id_span(text: str, start: int, end: int) -> bool:
@@ -391,7 +432,7 @@ def _first_in_spelling(text: str, library: Library | None) -> str | None:
     return None if best is None else best[2]
 
 
-def record_fields(record, reason: str = "", *, raw_topics: Iterable[str] = (),
+def record_fields(record, reason: str = "", *, raw_topics=(),
                   raw_reason: str | None = None) -> list[tuple[str, str]]:
     """(JSON path, text) of every linted field, in the order of CONTRACT §10.6.
 
@@ -424,7 +465,7 @@ def record_fields(record, reason: str = "", *, raw_topics: Iterable[str] = (),
 
 
 def lint(record, reason: str = "", library: Library | None = None, *,
-         raw_topics: Iterable[str] = (), raw_reason: str | None = None) -> Finding | None:
+         raw_topics=(), raw_reason: str | None = None) -> Finding | None:
     """The first finding over the author fields of a record and a reason, or None.
 
     ``raw_topics`` and ``raw_reason`` are the topics and the reason exactly as the author gave
@@ -453,7 +494,7 @@ __all__ = ["Finding", "NAMED", "lint", "lint_envelope", "record_fields", "refusa
            "library_gate", "is_object_id_span", "LIBRARY_PLUGINS"]
 
 
-def shown_key(key: str, shown: Callable[[str], str]) -> str:
+def shown_key(key: str, shown) -> str:
     """An unknown request key as an error names it (``shown(key)``), unless it looks like a
     credential (a token pasted as a key): then only its length (CONTRACT §0.5: no secret in an
     error). One rule for every request: record, recall (``--input``) and each MCP tool."""

@@ -20,8 +20,6 @@ Schema binding (unknown keys, types) is done by ``Obj`` helpers used by each doc
 
 from __future__ import annotations
 
-import re
-
 from ..errors import HnError
 from .gostr import Lazy, is_utf8
 
@@ -31,7 +29,7 @@ _WS = " \t\n\r"
 # A string, or one that never closes taken to the end: each byte is looked at once. (The former
 # ``"(?:[^"\\]|\\.)*"`` rescanned to the end from every quote of a string that never closes, so
 # 64 KB of ``\"`` took 14 s: a denial of service by one MCP line or one pushed policy.)
-_STRING = Lazy(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.S)
+_STRING = Lazy(rb'(?s)"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)')
 _BRACKETS = bytes(range(256)).translate(None, b"[]{}")
 _SURROGATES = "[\ud800-\udfff]"  # compiled only to replace them (``gostr.is_utf8`` finds them)
 
@@ -123,6 +121,8 @@ def _parse_int(text: str) -> int:
 
 
 def _depth_ok(data: bytes, max_depth: int) -> bool:
+    if len(data) - len(data.translate(None, b"[]{}")) <= max_depth:
+        return True  # (no more brackets in all: strings need not be told apart, nor ``re`` loaded)
     brackets = _STRING.sub(b"", data).translate(None, _BRACKETS)
     if len(brackets) <= max_depth:
         return True
@@ -235,6 +235,8 @@ def _walk_strings(value, fix: bool):
         if not is_utf8(value):
             if not fix:
                 raise JsonSyntaxError("lone surrogate escape in string")
+            import re
+
             return re.sub(_SURROGATES, "\ufffd", value)
         return value
     if isinstance(value, list):

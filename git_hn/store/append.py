@@ -23,7 +23,6 @@ Attacks and races handled here:
 from __future__ import annotations
 
 import os
-import re
 import time
 
 from ..core import envelope as envmod
@@ -85,6 +84,8 @@ _LOCK_EXISTS = r"Unable to create '([^'\n]+\.lock)': File exists"  # compiled on
 
 def _held_lock(stderr: bytes) -> str:
     """The lock file a failed ``update-ref`` could not create, if that was why."""
+    import re
+
     m = re.search(_LOCK_EXISTS, stderr.decode("utf-8", "replace"))
     return m.group(1) if m else ""
 

@@ -14,9 +14,7 @@ object probes) can use them until a later sync completes or repairs the transact
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import stat
 import sys
 from ..core import canonical
@@ -250,6 +248,8 @@ def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing
     it dropped the record first (``forget_quiet``), an earlier version's single one too.
     ``bound``: the import's advertisement bound (``hn.syncStallTimeout``), which the wrapper's
     own question keeps, in whole seconds (``quiet_bound``; a wrapper reads no setting)."""
+    import math
+
     from ..core.hashing import object_id
     from ..hookscripts import QUIET_MAGIC, quiet_input
 
@@ -463,6 +463,8 @@ def _remote_named(path: str) -> str:
             head = fh.read(4096)
     except OSError:
         return ""
+    import re
+
     found = re.search(rb'\n  "remote": "([A-Za-z0-9._-]{1,100})",\n', head)
     return found.group(1).decode("ascii") if found else ""
 
@@ -649,6 +651,8 @@ def _load_pending(repo: Repo) -> Pending:
         if isinstance(exc, OversizedRecord):
             raise
         txn = ""
+        import re
+
         m = re.search(r"txn-[A-Za-z0-9-]+", str(exc))
         if m:
             txn = m.group()

@@ -9,7 +9,6 @@ f-string at a call site). Trusts: Git's answers about the repository it runs in.
 from __future__ import annotations
 
 import os
-import re
 import stat
 
 from ..core.gostr import one_line, quoted
@@ -202,6 +201,8 @@ class Repo:
 
 
 def check_git_version(git: Git) -> None:
+    import re
+
     out = git.out(["version"])
     m = re.search(r"(\d+)\.(\d+)", out)
     version = (int(m.group(1)), int(m.group(2))) if m else (0, 0)

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 
 from ..core.chain import find_entry, parse_commit
-from ..core.gostr import Lazy
+from ..core.gostr import is_lower_hex
 from ..core.policy import Policy, load
 from ..errors import PolicyError, PolicyInvalid, ValidationError
 from .repo import Repo
 
-_HEX = Lazy(r"[0-9a-f]+")
 _MODE_TYPE = {b"40000": "tree", b"160000": "commit"}
 
 
@@ -36,7 +35,7 @@ class Resolver:
     def _check(self, oid: str) -> None:
         from ..core.projection import ProbeError
 
-        if len(oid) != self.repo.oid_hex_len or _HEX.fullmatch(oid) is None:
+        if not is_lower_hex(oid, self.repo.oid_hex_len):
             raise ProbeError(oid)
 
     def object_type(self, oid: str) -> str | None:
@@ -50,8 +49,7 @@ class Resolver:
 
     def prefetch_types(self, oids) -> None:
         """Probe many objects with one pipelined batch (no per-memory process)."""
-        todo = sorted({o for o in oids if o not in self._types and len(o) == self.repo.oid_hex_len
-                       and _HEX.fullmatch(o)})
+        todo = sorted({o for o in oids if o not in self._types and is_lower_hex(o, self.repo.oid_hex_len)})
         for oid, info in zip(todo, self.repo.git.infos_bulk(todo)):
             self._types[oid] = None if info is None else info[1]
 
@@ -118,7 +116,7 @@ class Resolver:
             tree = parse_commit(commit, obj[1])[0]
         except ValidationError:
             return None
-        if len(tree) != self.repo.oid_hex_len or _HEX.fullmatch(tree) is None:
+        if not is_lower_hex(tree, self.repo.oid_hex_len):
             return None
         for name in path.encode("utf-8").split(b"/"):
             tobj = self._object(tree)
@@ -146,7 +144,7 @@ class Resolver:
         every commit. Otherwise None, and the caller walks raw headers itself."""
         import os
 
-        if len(start) != self.repo.oid_hex_len or _HEX.fullmatch(start) is None:
+        if not is_lower_hex(start, self.repo.oid_hex_len):
             return None
         common = self.repo.common_dir
         if any(os.path.exists(os.path.join(common, p)) for p in ("info/grafts", "shallow")):
