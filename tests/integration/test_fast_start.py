@@ -18,11 +18,15 @@ from helpers import hn
 # the C modules under them replace (``_thread``, ``_signal``, ``posix_spawn``, ``_sqlite3``,
 # ``binascii``, ``_frozen_importlib_external``: ``importlib`` loads ``warnings``, 1.3 ms)
 NEVER = ("typer", "click", "pydantic", "git", "typing", "subprocess", "signal", "threading",
-         "datetime", "sqlite3", "rich", "base64", "struct", "importlib", "warnings", "json", "contextlib")
+         "datetime", "sqlite3", "rich", "base64", "struct", "importlib", "warnings", "json", "contextlib",
+         "re", "enum")
 # ``json``: the package (its three modules and six regular expressions) costs ~4.5 M instructions;
 # git-hn encodes and parses through the C functions it calls (``_json``: ``core.canonical``,
 # ``core.strictjson.scanner``), and loads it only for what it leaves to it (a parse error's words);
-# ``contextlib`` (~3 M: its classes): the state, the locks and the append use ``core.contexts``
+# ``contextlib`` (~3 M: its classes): the state, the locks and the append use ``core.contexts``;
+# ``re`` with ``enum`` (~13 M): the checks of identifiers, control characters, tokens, a root
+# tree's entries and the secret lint's gate on ordinary text are written without it
+# (``tests/unit/test_checks_without_re.py``)
 
 PROBE = ("import os, sys\n"  # (not json: NEVER)
          "exit = os._exit\n"
@@ -182,3 +186,4 @@ def test_only_a_ranked_recall_loads_math(inited):
         assert "math" not in _loaded(inited, *args), args
     ranked = _loaded(inited, "memory", "recall", "--query", "ranking", "--rank", "relevance", "--include-untrusted")
     assert {"math", "git_hn.core.search"} <= ranked
+

@@ -5,8 +5,10 @@ malformed anywhere (an invalid anchor, before and after)."""
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
+import sys
 
 import pytest
 
@@ -38,8 +40,14 @@ def _tree(rng: random.Random, oid_bytes: int) -> bytes:
     return out
 
 
+@pytest.mark.parametrize("walked", [True, False], ids=["walked", "expressions"])
 @pytest.mark.parametrize("oid_bytes", [20, 32])
-def test_the_entry_found_is_the_one_a_full_parse_gives(oid_bytes):
+def test_the_entry_found_is_the_one_a_full_parse_gives(oid_bytes, walked, monkeypatch):
+    """Both ways of looking: a small tree is walked entry by entry, a larger one matched by two
+    expressions (here every tree is taken for one or the other)."""
+    from git_hn.core import chain
+
+    monkeypatch.setattr(chain, "_SMALL_TREE", 1 << 30 if walked else -1)
     rng = random.Random(oid_bytes)
     names = [b"", b"a", b"b", b"ab", b"a b", b"1", b"a\x00", b" ", b"\xff"]
     for _ in range(3000):
@@ -65,3 +73,18 @@ def test_a_real_tree_of_many_files(tmp_path):
     assert find_entry(raw, b"sub", 20)[0] == b"40000"
     with pytest.raises(ValueError):
         find_entry(raw[:-1], b"0000.txt", 20)
+
+
+def test_a_small_tree_is_looked_up_without_loading_re():
+    """A root tree of a few entries (every command's policy lookup) is walked: ``re`` and the
+    ``enum`` under it (~13 M instructions) stay unloaded."""
+    code = ("import sys\n"
+            "from git_hn.core.chain import find_entry\n"
+            "raw = b''.join(b'100644 %s\\x00' % n + bytes(20) for n in (b'.hn', b'README', b'src'))\n"
+            "assert find_entry(raw, b'src', 20)[1] == b'src' and find_entry(raw, b'x', 20) is None\n"
+            "print('re' in sys.modules)\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # (-S: the development install's import hook loads ``re`` itself)
+    out = subprocess.run([sys.executable, "-S", "-c", code], check=True, capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=root)).stdout
+    assert out.strip() == "False"
