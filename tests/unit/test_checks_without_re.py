@@ -55,6 +55,13 @@ def test_the_identifier_checks_answer_as_their_patterns(s):
     assert _query_hex(s) == (re.fullmatch(r"[0-9a-f]{8,64}", s) is not None)
 
 
+@settings(max_examples=400)
+@given(st.text(alphabet=st.sampled_from("az09-_.A é"), max_size=12), st.integers(min_value=0, max_value=12))
+def test_the_topic_check_answers_as_its_pattern(s, max_bytes):
+    assert grammar.is_token(s, max_bytes) == (
+        0 < len(s) <= max_bytes and re.fullmatch(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?", s) is not None)
+
+
 def test_the_identifier_checks_on_their_edges():
     h = "0123456789abcdef" * 4
     assert grammar.is_actor(h) and not grammar.is_actor(h[:-1]) and not grammar.is_actor(h + "0")
@@ -118,6 +125,7 @@ from git_hn.store import append, repo, replication, resolver
 h = "ab" * 32
 assert grammar.is_actor(h) and grammar.is_oid(h[:40]) and grammar.is_digest_id("sha256:" + h)
 assert show.is_query(h[:12]) and not gostr.has_control("a topic")
+assert grammar.is_token("cache-key", 64) and grammar.normalize_topic(" Perf ") == "perf"
 assert gostr.one_line("one\\nline") == "one line" and gostr.safe_text("a\\x00") == "a\\ufffd"
 assert gostr.tokens("The cache, keyed by path: 2 hits") == ["2", "by", "cache", "hits", "keyed", "path", "the"]
 prose = "The cache holds the path's SHA; don't flush it: see ADR 12 at 10:30 (APPROVED)."
