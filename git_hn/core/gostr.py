@@ -8,8 +8,6 @@ only the tables in ``_unicode15``.
 
 from __future__ import annotations
 
-from . import _unicode15
-
 # Go unicode.IsSpace (Latin-1 White_Space plus the Unicode White_Space property).
 _SPACE = (
     "\u0009\u000a\u000b\u000c\u000d\u0020\u0085\u00a0\u1680"
@@ -46,7 +44,7 @@ _CC = [*range(0x20), *range(0x7F, 0xA0)]
 _CONTROL_TO_SPACE = dict.fromkeys(_CC, " ")
 _NON_TEXT_TO_FFFD = {c: "\ufffd" for c in _CC if c not in (0x09, 0x0A)}
 _NO_CONTROL = dict.fromkeys(_CC)
-_LOWER = str.maketrans(_unicode15.LOWER_FROM, _unicode15.LOWER_TO)
+_lower = None  # the Unicode 15 lowercase table (``_lowering``)
 _word = None
 # ASCII text's §7.9 tokens: every character but a letter or a digit becomes a space, then the
 # words between spaces are the runs of ``[A-Za-z0-9]+`` (L* and N* restricted to ASCII)
@@ -69,7 +67,19 @@ def to_lower(s: str) -> str:
     """Go ``strings.ToLower``: the simple one-to-one mapping, rune by rune."""
     if s.isascii():  # ASCII case mapping is the same in every Unicode version, and C-fast
         return s.lower()
-    return s.translate(_LOWER)
+    return s.translate(_lowering())
+
+
+def _lowering() -> dict:
+    """``str.maketrans`` of the Unicode 15 simple lowercase mapping, made at its first use: its
+    tables' import and the table cost ~1.3 M instructions, and a command given ASCII text only
+    (nearly every record, recall, show and brief) never lowercases anything else."""
+    global _lower
+    if _lower is None:
+        from . import _unicode15
+
+        _lower = str.maketrans(_unicode15.LOWER_FROM, _unicode15.LOWER_TO)
+    return _lower
 
 
 def has_control(s: str) -> bool:
@@ -155,6 +165,8 @@ def token_sequence(text: str) -> list[str]:
     global _word
     if _word is None:
         import re
+
+        from . import _unicode15
 
         _word = re.compile("[" + _unicode15.LETTER_NUMBER_CLASS + "]+")
     # Lowercasing first is equivalent (the simple mapping never moves a rune in or out of L*/N*,

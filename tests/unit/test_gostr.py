@@ -325,3 +325,26 @@ def test_ascii_fast_path_equals_the_unicode_tables():
     text = "".join(chr(c) for c in range(128)) + " Hello-World_42 x"
     slow = sorted(set(m.lower() for m in re.findall("[" + u.LETTER_NUMBER_CLASS + "]+", text)))
     assert tokens(text) == slow
+
+
+def test_ascii_text_needs_no_unicode_table():
+    """The Unicode 15 tables are imported, and the lowercase table made, at their first use
+    (~1.3 M instructions of every command otherwise): ASCII text is lowercased, tokenized and
+    checked without them; non-ASCII text still gets the pinned mapping."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from git_hn.core import gostr, grammar\n"
+            "assert gostr.to_lower('ABC') == 'abc' and gostr.tokens('A b, C1') == ['a', 'b', 'c1']\n"
+            "assert grammar.normalize_topic(' Perf ') == 'perf'\n"
+            "print('git_hn.core._unicode15' in sys.modules)\n"
+            "assert gostr.to_lower('\\u0130') == 'i'\n"  # (Go's simple mapping: Python's gives i + U+0307)
+            "assert gostr.tokens('\\u00c9t\\u00c9') == ['\\u00e9t\\u00e9']\n"
+            "print('git_hn.core._unicode15' in sys.modules)\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, PYTHONPATH=root))
+    assert out.returncode == 0, out.stderr[-500:]
+    assert out.stdout.split() == ["False", "True"]
