@@ -255,14 +255,19 @@ def _list_sources_early(repo: Repo, stream: str | None) -> None:
     longest step of a record), for ``append``'s check of the stream's owners before its lock:
     a stream other than the signer's default one. The position is listed again under the lock
     (an answer from before it may be overtaken), so the default stream, which that check never
-    refuses, asks nothing early."""
+    refuses, asks nothing early; nor does a stream whose lock file exists, for which ``append``
+    skips that check (a refusal leaves nothing new): asked anyway, the listing was started and
+    then dropped, one Git process of every such record for nothing."""
+    import os
+
     from ..core.grammar import default_stream, is_digest_id
     from ..store import streams
 
     actor = identmod.active_actor(repo)
     try:
         stream = streamchoice.stream_for(repo, actor, stream) if actor else None
-        if stream is not None and is_digest_id(stream) and stream != default_stream(actor):
+        if stream is not None and is_digest_id(stream) and stream != default_stream(actor) \
+                and not os.path.exists(repo.lock_path(actor, stream)):
             streams.ask_sources_early(repo, actor, stream)
     except HnError:
         pass  # the append lists them itself (and says what is wrong with the choice)
