@@ -167,7 +167,7 @@ class Import:
             else:
                 self.fetches = transfer.fetch_all(self.q, self.repo, self.url, self.remote, wanted,
                                                   self.budgets["maxTotalBytes"], self.say,
-                                                  meanwhile=lambda: prepare_validation(len(wanted)))
+                                                  meanwhile=lambda: self._while_fetching(len(wanted)))
             self.seam("after-fetch", "quarantine fetch")
             promote.prepare(self, wanted)
             from . import measure, shallow  # loaded while the fetch ran (``prepare_validation``)
@@ -271,7 +271,7 @@ class Import:
         try:
             verdict = self.q.fetch(self.url, specs, self.budgets["maxTotalBytes"] * len(refs),
                                    transfer.stall_timeout(self.repo), fetch_head=True,
-                                   meanwhile=lambda: prepare_validation(len(refs)))
+                                   meanwhile=lambda: self._while_fetching(len(refs)))
             if not verdict:
                 tips = advertise.fetched_tips(self.q.fetch_head(), self.repo.oid_hex_len,
                                               set(refs.values()), actors)
@@ -287,6 +287,17 @@ class Import:
         if not wanted:
             self._drop_quarantine()
         return wanted
+
+    def _while_fetching(self, streams: int) -> None:
+        """What runs while the quarantine fetch of ``streams`` streams does (``Quarantine.fetch``'s
+        ``meanwhile``): the quarantine's object reader is started, which measurement asks first
+        (Git looks its packs up again for an object it does not find, so it reads the pack the
+        fetch installs after it started), and ``prepare_validation``."""
+        try:
+            self.q.git.start_early((), batch=True)
+        except (OSError, HnError):
+            pass  # (started when first asked, which reports what fails)
+        prepare_validation(streams)
 
     def _drop_quarantine(self) -> None:
         q, self.q = self.q, None
