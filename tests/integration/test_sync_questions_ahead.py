@@ -1,6 +1,7 @@
 """A sync starts the Git processes it will ask next while it waits for, or writes, something else
-(issue 11, sync-100): the quarantine's object reader while the quarantine fetch runs. It is still
-one process, and it answers as one started after the fetch. Real repositories, a real
+(issue 11, sync-100): the quarantine's object reader while the quarantine fetch runs, and the
+tracking-ref check's questions while the promotion writes its completion receipt. Each is still
+one process, asked once, and the answers are the ones asked after. Real repositories, a real
 remote (slowed by a ``uploadpack.packObjectsHook``, protected global configuration, where the
 order must not depend on timing), real Git processes seen in Git's own trace
 (``GIT_TRACE2_EVENT``)."""
@@ -58,3 +59,48 @@ def test_the_quarantine_reader_starts_while_the_fetch_runs(tmp_path, monkeypatch
     assert len(fetches) == 1 and len(readers) == 1, (fetches, readers)
     assert _when(readers[0]) < _when(fetches[0]) - 0.5  # (the pack took a second)
     assert hn(bob, "memory", "show", mem["memoryId"]).code == 0
+
+
+def test_the_tracking_ref_check_is_asked_while_the_completion_receipt_is_written(tmp_path, monkeypatch):
+    """After the ref transaction, the sync starts the questions its check of the remote's
+    tracking refs asks (``tracked.ask_ahead``): the listing, and on a first check the remote's
+    URL. They are running when the completion receipt is written, and each is one process,
+    collected by the check (a second sync that promotes, with the record made, asks the listing
+    alone)."""
+    from git_hn.store import replication as rstate
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    first = _record(alice, "alice decides")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", first["stream"]).code == 0
+    asked: list = []
+    real = rstate.write_receipt
+
+    def spy(repo, txn, remote, state, *rest):
+        if state == "complete":
+            if Path(repo.common_dir).resolve() == (bob / ".git").resolve():  # (not Alice's own syncs)
+                asked.append(sorted(key[0] for key in repo.git._early))
+        return real(repo, txn, remote, state, *rest)
+
+    monkeypatch.setattr(rstate, "write_receipt", spy)
+    listing = ("for-each-ref", "--format=%(objectname) %(refname)", "--end-of-options", "refs/remotes/origin/")
+    url = ("config", "--get", "remote.origin.url")
+    for round_, expected in enumerate(([listing, url], [listing])):
+        if round_:
+            _record(alice, "alice decides again")
+            assert hn(alice, "sync").code == 0
+        trace = tmp_path / f"trace2-{round_}"
+        trace.mkdir()
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        r = hn(bob, "sync", "--json")
+        monkeypatch.delenv("GIT_TRACE2_EVENT")
+        assert r.code == 0, r.err
+        assert [o["status"] for o in json.loads(r.out)["outcomes"]] == ["promoted"], r.out
+        assert asked == [sorted(expected)], asked
+        runs = [tuple(a) for a in git_processes(trace)]
+        assert runs.count(listing) == 1 and runs.count(url) == (1 if round_ == 0 else 0), runs
+        asked.clear()
+    # the check recorded the tips it was answered with
+    tips = git(bob, "for-each-ref", "--format=%(objectname)", "refs/remotes/origin/").split()
+    record = [p for p in (bob / ".git" / "hn" / "replication").iterdir() if p.name.startswith("tracked-")]
+    assert len(record) == 1 and set(tips) <= set(record[0].read_text().split())

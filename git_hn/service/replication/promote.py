@@ -176,6 +176,10 @@ def _accept_group(run, group, txn: str, last: bool, accepted: set) -> None:
             finish(ok)
         if not ok:
             raise _transaction_failed(remote, err)
+        if last:  # (the sync's check of the tracking refs asks them next: they run meanwhile)
+            from .tracked import ask_ahead
+
+            ask_ahead(repo, remote)
         for o in promotable:
             if not o.prefix:  # a stream promoted up to a missing dependency stays failed
                 o.status = "promoted"

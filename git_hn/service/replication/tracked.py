@@ -69,7 +69,7 @@ def tips(repo: Repo, remote: str) -> set[str] | None:
 def _rows(repo: Repo, remote: str) -> dict[str, str] | None:
     """``tips``, by ref: remote-tracking ref -> the object ID it points at."""
     base = f"refs/remotes/{remote}/"
-    proc = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", "--end-of-options", base])
+    proc = repo.git.run([*_LISTING, base])
     if proc.returncode != 0:
         return None
     from ...core.lines import lines_of  # (not ``splitlines``: U+2028 may be in a ref name)
@@ -77,6 +77,24 @@ def _rows(repo: Repo, remote: str) -> dict[str, str] | None:
     rows = [row.split(" ", 1) for row in lines_of(proc.stdout.decode("utf-8", "surrogateescape"))]
     return _own(repo, remote, {ref: oid for oid, ref in (r for r in rows if len(r) == 2)
                                if ref != f"{base}HEAD" and is_oid(oid)})
+
+
+def ask_ahead(repo: Repo, remote: str) -> None:
+    """Start the Git questions ``check`` asks first, for it to collect (``Git.ask_early``): the
+    listing of ``remote``'s tracking refs and, with no record yet (a first check), its URL.
+    For a sync that promoted: they run while it writes its completion receipt, instead of after
+    it (issue 11). A ref write through Git meanwhile drops them, and ``check`` asks again."""
+    from ...store.lock import remote_digest
+
+    try:
+        repo.git.ask_early(_LISTING + (f"refs/remotes/{remote}/",))
+        if not os.path.exists(os.path.join(repo.hn_dir, "replication", f"tracked-{remote_digest(remote)}")):
+            repo.git.ask_early(("config", "--get", f"remote.{remote}.url"))
+    except HnError:
+        pass  # (``check`` asks them itself, and says nothing when Git cannot answer)
+
+
+_LISTING = ("for-each-ref", "--format=%(objectname) %(refname)", "--end-of-options")
 
 
 def _own(repo: Repo, remote: str, rows: dict[str, str]) -> dict[str, str]:
