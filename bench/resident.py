@@ -54,13 +54,13 @@ def serve(path: str) -> None:
     from importlib import import_module
 
     import git_hn.cli.main as main
-    from git_hn.service.replication import run
+    from git_hn.service.replication import meanwhile
 
-    # what a sync loads (``run.prepare_validation`` loads the rest: the Ed25519 backend and the
+    # what a sync loads (``meanwhile.prepare_validation`` loads the rest: the Ed25519 backend and the
     # modules of measurement, validation and acceptance)
     for name in ("git_hn.cli.commands", "git_hn.service.replication.promote", "git_hn.store.statedb"):
         import_module(name)
-    run.prepare_validation(100)
+    meanwhile.prepare_validation(100)
     try:
         os.unlink(path)
     except FileNotFoundError:

@@ -24,38 +24,8 @@ from ...store import replication as rstate
 from ...store.process import signals_held
 from ...store.quarantine import Quarantine
 from . import advertise, promote, quiet, serial, transfer
+from .meanwhile import while_fetching
 from .outcomes import SEAMS, Outcome, counted, phase, redact, residue, seen_history
-
-
-_LATER = ("shutil", "...core.dependencies", "...core.projection", "...store.resolver", "...store.state",
-          "...store.stateview", "...store.streams", "...store.verify", ".accepted", ".measure", ".publish",
-          ".shallow",
-          # and what promotion and the sync's end load (each was imported after the fetch, on the
-          # command's critical path: ~6 ms together on a quiet machine)
-          "...store.identity", "...store.given", "...store.promisor", "...store.workers",
-          "...store.objects", "...store.reanchor", "..index_refresh", ".failures", ".atrisk", ".lost",
-          ".tracked", ".moved", ".push_targets", ".remote_branches", "...core.invisible")
-
-
-BULK_HASHING_FROM = 1024  # streams fetched: enough memories for ``hashlib`` to pay for itself
-
-
-def prepare_validation(streams: int) -> None:
-    """What validating the memories of ``streams`` fetched streams loads, loaded while the
-    fetch runs (the main thread only waits then): the Ed25519 backend (~14 ms of imports), for
-    many streams ``hashlib`` (each memory ID is a hash; for a few hundred memories the built-in
-    hashes cost less than loading OpenSSL: ``core.hashing``), and the modules that measurement,
-    validation, classification and publication use (imported only now, so that the fetch starts
-    sooner)."""
-    from importlib import import_module
-
-    from ...core import hashing, keys
-
-    keys.load()
-    if streams >= BULK_HASHING_FROM:
-        hashing.load_bulk()
-    for name in _LATER:
-        import_module(name, __package__ if name.startswith(".") else None)
 
 
 class Import:
@@ -167,10 +137,10 @@ class Import:
             else:
                 self.fetches = transfer.fetch_all(self.q, self.repo, self.url, self.remote, wanted,
                                                   self.budgets["maxTotalBytes"], self.say,
-                                                  meanwhile=lambda: self._while_fetching(len(wanted)))
+                                                  meanwhile=lambda: while_fetching(self, len(wanted)))
             self.seam("after-fetch", "quarantine fetch")
             promote.prepare(self, wanted)
-            from . import measure, shallow  # loaded while the fetch ran (``prepare_validation``)
+            from . import measure, shallow  # loaded while the fetch ran (``meanwhile.prepare_validation``)
 
             # from the accepted set read for continuity to the ref transaction, no sync with
             # another remote promotes: each would check its chain against the accepted copies
@@ -271,7 +241,7 @@ class Import:
         try:
             verdict = self.q.fetch(self.url, specs, self.budgets["maxTotalBytes"] * len(refs),
                                    transfer.stall_timeout(self.repo), fetch_head=True,
-                                   meanwhile=lambda: self._while_fetching(len(refs)))
+                                   meanwhile=lambda: while_fetching(self, len(refs)))
             if not verdict:
                 tips = advertise.fetched_tips(self.q.fetch_head(), self.repo.oid_hex_len,
                                               set(refs.values()), actors)
@@ -287,17 +257,6 @@ class Import:
         if not wanted:
             self._drop_quarantine()
         return wanted
-
-    def _while_fetching(self, streams: int) -> None:
-        """What runs while the quarantine fetch of ``streams`` streams does (``Quarantine.fetch``'s
-        ``meanwhile``): the quarantine's object reader is started, which measurement asks first
-        (Git looks its packs up again for an object it does not find, so it reads the pack the
-        fetch installs after it started), and ``prepare_validation``."""
-        try:
-            self.q.git.start_early((), batch=True)
-        except (OSError, HnError):
-            pass  # (started when first asked, which reports what fails)
-        prepare_validation(streams)
 
     def _drop_quarantine(self) -> None:
         q, self.q = self.q, None
