@@ -242,6 +242,8 @@ def staged(repo: Repo, changes_of, failed, wait: float):
             conn = statedb.open_sealed(repo, readonly=False)
             changes = changes_of(conn) if conn is not None else None
             if changes is not None:
+                if sum(len(ch.new) for ch in changes) >= statedb.DISK_JOURNAL_FROM:
+                    statedb.journal_on_disk(conn)
                 state.apply(conn, changes, [], commit=False)
                 held["conn"], conn = conn, None
         except (HnError, OSError, sqlite3.Error) as exc:

@@ -1,0 +1,84 @@
+"""A large promotion keeps SQLite's rollback journal in a file, not in memory (issue 11, f123): the
+journal holds the original of every page a transaction changes, and the state's rows, keyed by
+memory ID, change pages all over the file; the last of three transactions of a 100,000-memory
+sync held ~175 MiB of them in the process. Here the threshold is lowered: the promotions journal
+on disk, the clone ends exactly as one whose promotions journalled in memory, no journal is left
+beside the state, and a refused ref transaction still rolls the state's part back."""
+
+from __future__ import annotations
+
+import os
+
+from helpers import git, hn
+
+from test_receipt_bound import BOUND, _converged, _heads, _remote
+from test_sync_lean_batches import _receipts_without_ids, _state_rows
+
+
+def _modes(monkeypatch) -> list:
+    """The journal mode of each state write a promotion stages (``stateview.staged``)."""
+    from git_hn.store import state
+
+    modes = []
+    real = state.apply
+
+    def apply(conn, changes, removed, commit=True):
+        modes.append((conn.execute("PRAGMA journal_mode").fetchone()[0], sum(len(ch.new) for ch in changes)))
+        return real(conn, changes, removed, commit)
+
+    monkeypatch.setattr(state, "apply", apply)
+    return modes
+
+
+def _side_files(b) -> list:
+    return sorted(n for n in os.listdir(b / ".git" / "hn" / "memory") if n.endswith(("-journal", "-wal", "-shm")))
+
+
+def test_a_large_promotion_journals_on_disk_and_ends_as_one_journalled_in_memory(tmp_path, monkeypatch):
+    remote, one = _remote(tmp_path, 2, 3, 20)  # 120 memories, 6 streams
+    two = tmp_path / "two"
+    git(tmp_path, "clone", "-q", f"file://{remote}", str(two))
+    assert hn(two, "init", "--name", "B").code == 0
+    assert hn(two, "replication", "select", "--all").code == 0
+    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)  # several transactions
+    modes = _modes(monkeypatch)
+    r = hn(one, "sync")  # (the threshold as shipped: a few dozen memories journal in memory)
+    assert r.code == 0, r.err
+    staged = [m for m in modes if m[1]]
+    assert len(staged) >= 2 and all(mode == "memory" for mode, _n in staged), modes
+    modes.clear()
+    monkeypatch.setattr("git_hn.store.statedb.DISK_JOURNAL_FROM", 1)
+    r2 = hn(two, "sync")
+    assert r2.code == 0, r2.err
+    staged = [m for m in modes if m[1]]
+    assert len(staged) >= 2 and all(mode == "delete" for mode, _n in staged), modes
+    assert r2.out.replace(str(two), "") == r.out.replace(str(one), "")
+    assert _heads(two, "refs/hn/remotes") == _heads(one, "refs/hn/remotes")
+    assert _state_rows(two) == _state_rows(one)
+    assert _receipts_without_ids(two) == _receipts_without_ids(one)
+    assert _side_files(two) == []
+    for b in (one, two):
+        _converged(remote, b, 120)
+
+
+def test_a_refused_ref_transaction_rolls_back_a_state_write_journalled_on_disk(tmp_path, monkeypatch):
+    remote, b = _remote(tmp_path, 1, 2, 20)
+    assert hn(b, "memory", "recall", "--include-untrusted", "--json").code == 0  # (a state to roll back to)
+    before = _state_rows(b)
+    monkeypatch.setattr("git_hn.store.statedb.DISK_JOURNAL_FROM", 1)
+    modes = _modes(monkeypatch)
+    refs = _heads(remote, "refs/hn/memory")
+    name = sorted(refs)[0]
+    lock = b / ".git" / "refs" / "hn" / "remotes" / "origin" / "memory" / (name + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_bytes(b"")  # (another Git's lock: the ref transaction is refused)
+    r = hn(b, "sync")
+    assert r.code != 0 and "accepted-ref transaction failed" in r.err, r.err
+    assert [mode for mode, n in modes if n] == ["delete"], modes
+    assert _heads(b, "refs/hn/remotes") == {}
+    assert _state_rows(b) == before
+    assert _side_files(b) == []
+    lock.unlink()
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    _converged(remote, b, 40)
