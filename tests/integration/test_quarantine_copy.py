@@ -262,3 +262,35 @@ def test_a_failed_packing_is_said_as_before(main):
     finally:
         q.remove()
     assert _packs(path) == before
+
+
+def test_the_names_of_a_pack_larger_than_what_is_accepted_are_not_read(main, monkeypatch):
+    """A pack of more objects than a transaction accepts cannot be adopted: its index's names
+    are not read (a 100,000-memory sync's pack lists 400,000, ~40 MiB as strings, read again in
+    each of its transactions), and what is accepted of it is still copied, exactly."""
+    from git_hn.store import quarantine
+
+    path, repo = main
+    q = Quarantine(repo)
+    try:
+        oids = _blobs(q, ["one\n", "two\n", "three\n"])
+        _pack(q, oids)
+        assert [len(listed) for _b, listed in q.own_packs()] == [3]
+        assert q.own_packs(most=2) == [] and len(q.own_packs(most=3)) == 1
+        read = []
+        real = quarantine._idx_names
+
+        def idx_names(path, oid_bytes, most=None):
+            got = real(path, oid_bytes, most)
+            read.append(got)
+            return got
+
+        monkeypatch.setattr(quarantine, "_idx_names", idx_names)
+        before = _packs(path)
+        q.copy_to_main(oids[:2], set(oids[:2]))
+        assert read == [None]
+        assert all(n.startswith("pack-") for n in _packs(path) - before)
+    finally:
+        q.remove()
+    assert all(_present(path, o) for o in oids[:2]) and not _present(path, oids[2])
+    assert git(path, "fsck", "--no-dangling") == ""
