@@ -348,13 +348,15 @@ FIRST_BATCH = 256  # commits in ``verify_many``'s first batch for worker process
 
 
 def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = None,
-                progress=None, lean: bool = False) -> dict[str, object]:
+                progress=None, lean: bool = False, keep=None) -> dict[str, object]:
     """Verify the commits (root first) of many refs with one pipeline: per ref, the list of
     ``VerifiedMemory`` or the first ``ValidationError`` in chain order (prefixed with the ref,
     as ``verify_commits`` words it). Signatures of all refs share the verifier's workers.
     ``read`` holds objects already read (``stage_commits``); ``progress(done, total)`` is told
     after each batch. With ``lean`` (an import's validation) the memories are ``lean_memories`` ones and
-    the commits and blobs taken from ``read`` leave it.
+    the commits and blobs taken from ``read`` leave it. ``keep(ref, memories)``, when given, is
+    handed each batch's verified memories of a ref as they are collected and returns what is held
+    of them (``replication.spilled``: a large import holds them compact).
 
     Worker processes' batches are collected at most ``WINDOW`` batches behind the one being
     read, so that the staged payloads held stay a few batches' whatever the number of commits
@@ -393,7 +395,8 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
             if failed is not None:
                 out[ref] = failed
             else:
-                got += memories if decoded or not lean else lean_memories(memories)
+                held = memories if decoded or not lean else lean_memories(memories)
+                got += held if keep is None else keep(ref, held)
             done += len(commits)
         if progress is not None:
             progress(done, total)

@@ -111,3 +111,42 @@ def test_each_transaction_lets_go_of_the_memories_it_promoted(tmp_path, monkeypa
     assert all(entry == ("promoted", 0, 0) for g in seen for entry in g), seen
     assert "imported 120 memories" in r.out
     _converged(remote, b, 120)
+
+
+def test_a_large_import_holds_its_memories_compact_and_ends_as_one_that_held_them_whole(tmp_path, monkeypatch):
+    """From ``SPILL_FROM`` new memories (lowered here), validation writes each batch's memories
+    whole to a temporary file and holds them compact (no content, timestamp or signature) through
+    classification and the plan; each transaction's state update reads its own back. The clone
+    ends exactly as one that held them whole: the same refs, output, receipts and state rows."""
+    from git_hn.service.replication import run as runmod
+    from git_hn.service.replication import spilled
+
+    remote, one = _remote(tmp_path, 2, 3, 20)  # 120 memories, 6 streams
+    two = tmp_path / "two"
+    git(tmp_path, "clone", "-q", f"file://{remote}", str(two))
+    assert hn(two, "init", "--name", "B").code == 0
+    assert hn(two, "replication", "select", "--all").code == 0
+    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)  # several transactions
+    monkeypatch.setattr("git_hn.store.verify.FIRST_BATCH", 16)
+    held = []
+    real = runmod.Import.classify
+
+    def classify(self, wanted, targets=None):
+        held.append((getattr(self, "spilled", None), [spilled.is_compact(m) for o in wanted for m in o.memories]))
+        return real(self, wanted, targets)
+
+    monkeypatch.setattr(runmod.Import, "classify", classify)
+    r = hn(one, "sync")
+    assert r.code == 0, r.err
+    assert held == [(None, [False] * 120)]
+    held.clear()
+    monkeypatch.setattr(runmod, "SPILL_FROM", 1)
+    r2 = hn(two, "sync")
+    assert r2.code == 0, r2.err
+    assert len(held) == 1 and held[0][1] == [True] * 120 and held[0][0].written == 120
+    assert r2.out.replace(str(two), "") == r.out.replace(str(one), "")
+    assert _heads(two, "refs/hn/remotes") == _heads(one, "refs/hn/remotes")
+    assert _state_rows(two) == _state_rows(one)
+    assert _receipts_without_ids(two) == _receipts_without_ids(one)
+    for b in (one, two):
+        _converged(remote, b, 120)

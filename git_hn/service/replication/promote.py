@@ -262,7 +262,7 @@ def _rebased(run, promotable: list) -> list:
         if o.rebase is None or not o.memories:
             continue
         ref, old, tail = o.rebase
-        onto = o.memories[-1]
+        onto = run.full(o, o.memories[-1:])[0]
         if onto.envelope.sequence < tail[0].envelope.sequence:
             continue
         forks.append((ref, old, tail, onto))
@@ -493,7 +493,7 @@ def _changes(run, conn, promotable: list, rebased: list = ()):
         parted = o.rebase[2][0].envelope.sequence  # where the local stream and the copy part
         if old is None or old.head != r.old:
             return None
-        copy = [m for m in o.memories if parted <= m.envelope.sequence < first]
+        copy = run.full(o, [m for m in o.memories if parted <= m.envelope.sequence < first])
         changes.append(state.Change(streams.Source(r.ref, r.tip, actor, stream), old, old.sid,
                                     parted - 1, copy + list(r.memories)))
     for o in promotable:
@@ -510,7 +510,7 @@ def _changes(run, conn, promotable: list, rebased: list = ()):
                 return None
             base_sid = row[0]
         changes.append(state.Change(streams.Source(ref, o.advertised, o.actor, o.id, run.remote),
-                                    old, base_sid, base_seq, list(o.memories)))
+                                    old, base_sid, base_seq, run.full(o)))
     return changes
 
 

@@ -28,6 +28,9 @@ from .meanwhile import while_fetching
 from .outcomes import SEAMS, Outcome, counted, phase, redact, residue, seen_history
 
 
+SPILL_FROM = 4096  # new memories from which validation holds them compact (``spilled``)
+
+
 class Import:
     def __init__(self, repo, remote: str, url: str, selection, result, progress, recover_shallow: bool,
                  interrupt_after: str | None = None, publish: bool = False,
@@ -57,6 +60,7 @@ class Import:
         self.local_refs: list[str] | None = None  # the user's own stream refs, when listed here
         self.q = None
         self.prepared = None  # the promotion's ref transaction, prepared while validating
+        self.spilled = None  # the verified memories held whole outside the process (``spilled``)
         self.publish = publish  # the publication phase follows (it reads ``advertised_refs``)
         self.by_name = by_name  # an exact selection may be fetched by name (``_fetch_exact``)
         self.rebase = rebase  # the user's own forked streams are rebased (``_own_fork``)
@@ -192,6 +196,8 @@ class Import:
             with signals_held():
                 promote.discard_prepared(self)
                 accepting.close()
+                if self.spilled is not None:
+                    self.spilled.close()
                 self._signal_at("cleanup")  # (a test's second Ctrl-C, as the first's cleanup runs)
                 try:
                     self.q.remove()
@@ -428,10 +434,15 @@ class Import:
                         base = (commits[k - 1][0], k, mid)
                         commits = commits[k:]
             plans.append((o, commits, base))
+        if sum(len(c) for _o, c, _b in plans) >= SPILL_FROM:  # (held compact until their transaction)
+            from .spilled import Spilled
+
+            self.spilled = Spilled()
         results = verify.verify_many(self.q.repo, [(quarantine_ref(o.actor, o.id), c) for o, c, _b in plans],
                                       getattr(self, "prefetched", None),
                                       progress=lambda done, total: self.say(f"verified {done}/{total} memories"),
-                                      lean=True)  # (what promotion needs of each memory, and no more)
+                                      lean=True,  # (what promotion needs of each memory, and no more)
+                                      keep=self.spilled.keep if self.spilled is not None else None)
         for o, commits, (base_commit, base_seq, base_id) in plans:
             got = results[quarantine_ref(o.actor, o.id)]
             if isinstance(got, ValidationError):
@@ -450,6 +461,13 @@ class Import:
             o.base = (base_commit, base_seq)
             if o.old and not o.descends:  # valid, but it rolls back or rewrites accepted history
                 self._not_descending(o)
+
+    def full(self, o, memories: list | None = None) -> list:
+        """``memories`` of ``o`` (all of them by default) whole (``spilled``), in their order."""
+        memories = o.memories if memories is None else memories
+        if self.spilled is None:
+            return list(memories)
+        return self.spilled.full(quarantine_ref(o.actor, o.id), memories)
 
     def _validate_full(self, o: Outcome) -> None:
         """§4.2 over the whole fetched chain (a chain the fast walk could not follow)."""
