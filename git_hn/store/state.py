@@ -29,7 +29,7 @@ from ..core.gostr import token_sequence
 from ..core.projection import LIFECYCLE_RANK, Node, graph_of, normalized_record_json
 from ..core.tuples import NamedTuple
 from ..errors import ValidationError
-from . import progress, statedb, streams, suffix_walk, verify
+from . import insertion, progress, statedb, streams, suffix_walk, verify
 from .repo import Repo
 
 CHUNK = 900  # bound parameters per SQL statement (SQLite's historic limit is 999)
@@ -403,7 +403,7 @@ def _memories(conn, new_mems: dict[str, VerifiedMemory], gone_ids: set[str]) -> 
     for part in chunks(removed):
         for table, column in statedb.BY_MEMORY:
             conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks(len(part))})", part)
-    insert_memories(conn, list(added.values()))
+    insertion.insert_in_parts(conn, list(added.values()))
     derive(conn, added, removed)
 
 

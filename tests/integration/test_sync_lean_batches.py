@@ -150,3 +150,41 @@ def test_a_large_import_holds_its_memories_compact_and_ends_as_one_that_held_the
     assert _receipts_without_ids(two) == _receipts_without_ids(one)
     for b in (one, two):
         _converged(remote, b, 120)
+
+
+def test_a_state_update_in_tiny_parts_ends_as_one_in_a_single_part(tmp_path, monkeypatch):
+    """Each transaction's new memories are written into the state ``insertion.PART`` at a time
+    (lowered here; its indexes rebuilt once around the parts when the insert is bulk), and the
+    state is row for row the one a single insert of each transaction gives, anchor keys included."""
+    from git_hn.store import state
+
+    remote, one = _remote(tmp_path, 2, 3, 20)
+    two = tmp_path / "two"
+    git(tmp_path, "clone", "-q", f"file://{remote}", str(two))
+    assert hn(two, "init", "--name", "B").code == 0
+    assert hn(two, "replication", "select", "--all").code == 0
+    for b in (one, two):  # (a state the promotions update: a clone without one builds it after)
+        assert hn(b, "memory", "recall", "--include-untrusted", "--json").code == 0
+    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)
+    sizes = []
+    real = state.insert_memories
+
+    def insert_memories(conn, mems):
+        sizes.append(len(mems))
+        return real(conn, mems)
+
+    monkeypatch.setattr(state, "insert_memories", insert_memories)
+    r = hn(one, "sync")
+    assert r.code == 0, r.err
+    whole = [n for n in sizes if n]
+    sizes.clear()
+    monkeypatch.setattr("git_hn.store.insertion.PART", 7)
+    monkeypatch.setattr("git_hn.store.state.BULK_ROWS", 16)  # (the parts rebuild the indexes once, too)
+    r2 = hn(two, "sync")
+    assert r2.code == 0, r2.err
+    parts = [n for n in sizes if n]
+    assert max(parts) == 7 and sum(parts) == sum(whole) == 120 and len(parts) > len(whole)
+    assert _state_rows(two) == _state_rows(one)
+    assert r2.out.replace(str(two), "") == r.out.replace(str(one), "")
+    for b in (one, two):
+        _converged(remote, b, 120)

@@ -1,0 +1,38 @@
+"""A promotion's new memories written into the state a part at a time (issue 11, f123).
+
+``state.insert_memories`` builds every row, search text, topic and evidence reference of the
+memories it is given before writing them: one transaction of a 100,000-memory sync (~33,000 new
+memories) held ~60 MiB of them at once. ``insert_in_parts`` gives it ``PART`` memories at a time,
+in the order it is given them (so each anchor key is numbered as one call numbers it), inside
+the caller's transaction. An insert large enough to rebuild a table's indexes
+(``state.insert_many``) rebuilds them once, around all the parts, as one call would have. The
+rows written are the same.
+"""
+
+from __future__ import annotations
+
+from . import state
+
+PART = 4096  # memories whose rows are built and written at a time
+TABLES = ("memories", "rows", "texts", "evref", "topics")  # what ``insert_memories`` writes
+
+
+def insert_in_parts(conn, mems: list, part: int | None = None) -> state.Totals:
+    part = PART if part is None else part
+    if len(mems) <= part:
+        return state.insert_memories(conn, mems)
+    dropped = []
+    if len(mems) >= state.BULK_ROWS:
+        for table in TABLES:  # (what one call would find: at least as many new rows as the table holds)
+            if len(mems) >= conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
+                dropped += conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND "
+                                        "tbl_name = ? AND sql IS NOT NULL ORDER BY name", (table,)).fetchall()
+    for name, _sql in dropped:
+        conn.execute(f'DROP INDEX "{name}"')
+    rows = postings = content = 0
+    for i in range(0, len(mems), part):
+        got = state.insert_memories(conn, mems[i:i + part])
+        rows, postings, content = rows + got.rows, postings + got.postings, content + got.content
+    for _name, sql in dropped:
+        conn.execute(sql)
+    return state.Totals(rows, postings, content)
