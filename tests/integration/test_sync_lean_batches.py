@@ -188,3 +188,29 @@ def test_a_state_update_in_tiny_parts_ends_as_one_in_a_single_part(tmp_path, mon
     assert r2.out.replace(str(two), "") == r.out.replace(str(one), "")
     for b in (one, two):
         _converged(remote, b, 120)
+
+
+def test_a_large_import_gives_freed_memory_back_between_its_phases(tmp_path, monkeypatch):
+    """From ``SPILL_FROM`` new memories, what measurement, validation, classification, the plan
+    and each transaction freed is handed back to the system after each (glibc's
+    ``malloc_trim``: where the C library has none, nothing is done and this test is skipped); a
+    small import, the usual one, never looks it up."""
+    import pytest
+
+    from git_hn.store import trim
+
+    if not trim.release():
+        pytest.skip("no malloc_trim in this C library")
+    remote, b = _remote(tmp_path, 1, 2, 20)
+    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)  # several transactions
+    before = trim.calls
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    assert trim.calls == before
+    receipts = len(_receipts_without_ids(b))
+    remote2, c = _remote(tmp_path / "c", 1, 2, 20)
+    monkeypatch.setattr("git_hn.service.replication.run.SPILL_FROM", 1)
+    r = hn(c, "sync")
+    assert r.code == 0, r.err
+    assert receipts >= 2 and trim.calls - before == 4 + len(_receipts_without_ids(c))
+    _converged(remote2, c, 40)

@@ -95,12 +95,14 @@ def accept(run, promotable: list) -> None:
     # the trees measurement read, which cutting a stream (``groups.range_objects``) lists from:
     # nothing is cut after the plan (100,000 of them: ~20 MiB held through every transaction)
     run.prefetched = None
+    run.release()
     if not planned:
         return  # (every stream failed: too large for any receipt)
     accepted: set = set()  # what the transactions of this sync accepted so far (``reconcile``)
     for i, group in enumerate(planned):
         txn = run.q.txn if i == 0 else groupsmod.new_txn()
         _accept_group(run, group, txn, i == len(planned) - 1, accepted)
+        run.release()
 
 
 def _accept_group(run, group, txn: str, last: bool, accepted: set) -> None:

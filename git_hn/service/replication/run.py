@@ -61,6 +61,7 @@ class Import:
         self.q = None
         self.prepared = None  # the promotion's ref transaction, prepared while validating
         self.spilled = None  # the verified memories held whole outside the process (``spilled``)
+        self.large = False  # SPILL_FROM new memories or more measured (``release``)
         self.publish = publish  # the publication phase follows (it reads ``advertised_refs``)
         self.by_name = by_name  # an exact selection may be fetched by name (``_fetch_exact``)
         self.rebase = rebase  # the user's own forked streams are rebased (``_own_fork``)
@@ -158,12 +159,16 @@ class Import:
                 measure.measure_all(self, wanted)
                 self.seam("after-measure", "quarantine measurement")
                 news = sum(len(o.walked) for o in wanted if o.alive and o.walked is not None)
+                self.large = news >= SPILL_FROM
+                self.release()
                 alive = sum(o.alive for o in wanted)
                 self.say(f"verify {counted(news, 'new memory', 'new memories')} in "
                          f"{counted(alive, 'stream', 'streams')}")
                 self.validate(wanted)
+                self.release()
                 self.continuity(wanted)
                 self.classify(wanted)
+                self.release()
             # what a shallow clone or a partial one lacks: fetched after the state's lock is released,
             # each classification after a fetch taking it again (``classify_again``; a review: a memory
             # record made during a slow recovery fetch waited its 2 s for the lock, then left the state
@@ -461,6 +466,13 @@ class Import:
             o.base = (base_commit, base_seq)
             if o.old and not o.descends:  # valid, but it rolls back or rewrites accepted history
                 self._not_descending(o)
+
+    def release(self) -> None:
+        """Between the phases of a large import: what they freed back to the system (``trim``)."""
+        if self.large:
+            from ...store import trim
+
+            trim.release()
 
     def full(self, o, memories: list | None = None) -> list:
         """``memories`` of ``o`` (all of them by default) whole (``spilled``), in their order."""
