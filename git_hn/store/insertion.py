@@ -11,16 +11,34 @@ rows written are the same.
 
 from __future__ import annotations
 
+from ..core.contexts import contextmanager
 from . import state
 
+_load = None  # a promotion's memories held compact: each part read back whole (``loading``)
 PART = 4096  # memories whose rows are built and written at a time
 TABLES = ("memories", "rows", "texts", "evref", "topics")  # what ``insert_memories`` writes
+
+
+@contextmanager
+def loading(load):
+    """Within: each part's memories are ``load(memories)`` (``replication.spilled``: a large
+    import's, held compact until here) before their rows are built."""
+    global _load
+    before, _load = _load, load
+    try:
+        yield
+    finally:
+        _load = before
+
+
+def _whole(mems: list) -> list:
+    return mems if _load is None else _load(mems)
 
 
 def insert_in_parts(conn, mems: list, part: int | None = None) -> state.Totals:
     part = PART if part is None else part
     if len(mems) <= part:
-        return state.insert_memories(conn, mems)
+        return state.insert_memories(conn, _whole(mems))
     dropped = []
     if len(mems) >= state.BULK_ROWS:
         for table in TABLES:  # (what one call would find: at least as many new rows as the table holds)
@@ -31,7 +49,7 @@ def insert_in_parts(conn, mems: list, part: int | None = None) -> state.Totals:
         conn.execute(f'DROP INDEX "{name}"')
     rows = postings = content = 0
     for i in range(0, len(mems), part):
-        got = state.insert_memories(conn, mems[i:i + part])
+        got = state.insert_memories(conn, _whole(mems[i:i + part]))
         rows, postings, content = rows + got.rows, postings + got.postings, content + got.content
     for _name, sql in dropped:
         conn.execute(sql)

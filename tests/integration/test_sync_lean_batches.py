@@ -141,9 +141,28 @@ def test_a_large_import_holds_its_memories_compact_and_ends_as_one_that_held_the
     assert held == [(None, [False] * 120)]
     held.clear()
     monkeypatch.setattr(runmod, "SPILL_FROM", 1)
+    from git_hn.store import insertion, state
+
+    applied, inserted = [], []
+    real_apply, real_insert = state.apply, state.insert_memories
+
+    def apply(conn, changes, removed, commit=True):  # (a transaction's memories: compact, signed)
+        applied.extend((spilled.is_compact(m), bool(m.signature)) for ch in changes for m in ch.new)
+        return real_apply(conn, changes, removed, commit)
+
+    def insert_memories(conn, mems):  # (each part's: read back whole)
+        inserted.extend(spilled.is_compact(m) for m in mems)
+        return real_insert(conn, mems)
+
+    monkeypatch.setattr(state, "apply", apply)
+    monkeypatch.setattr(state, "insert_memories", insert_memories)
+    monkeypatch.setattr(insertion, "PART", 16)
+    for b in (two,):  # (a state the promotions update)
+        assert hn(b, "memory", "recall", "--include-untrusted", "--json").code == 0
     r2 = hn(two, "sync")
     assert r2.code == 0, r2.err
     assert len(held) == 1 and held[0][1] == [True] * 120 and held[0][0].written == 120
+    assert applied == [(True, True)] * 120 and inserted == [False] * 120
     assert r2.out.replace(str(two), "") == r.out.replace(str(one), "")
     assert _heads(two, "refs/hn/remotes") == _heads(one, "refs/hn/remotes")
     assert _state_rows(two) == _state_rows(one)
@@ -214,3 +233,4 @@ def test_a_large_import_gives_freed_memory_back_between_its_phases(tmp_path, mon
     assert r.code == 0, r.err
     assert receipts >= 2 and trim.calls - before == 4 + len(_receipts_without_ids(c))
     _converged(remote2, c, 40)
+

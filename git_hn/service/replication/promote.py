@@ -168,7 +168,7 @@ def _accept_group(run, group, txn: str, last: bool, accepted: set) -> None:
         elif prepared.ready(block=False):
             tx, run.prepared = prepared.commit(), None
         # meanwhile the state takes the promoted memories, committed only if the refs are
-        with state_promotion(run, promotable, rebased) as finish:
+        with run.loading(), state_promotion(run, promotable, rebased) as finish:
             if tx is None:  # Git was still preparing when the state began; or it refused
                 tx = prepared.commit() if prepared.ready() else _restart(run, repo, updates)
                 run.prepared = None
@@ -512,7 +512,7 @@ def _changes(run, conn, promotable: list, rebased: list = ()):
                 return None
             base_sid = row[0]
         changes.append(state.Change(streams.Source(ref, o.advertised, o.actor, o.id, run.remote),
-                                    old, base_sid, base_seq, run.full(o)))
+                                    old, base_sid, base_seq, run.full(o, signed=True)))
     return changes
 
 

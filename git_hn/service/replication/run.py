@@ -474,12 +474,20 @@ class Import:
 
             trim.release()
 
-    def full(self, o, memories: list | None = None) -> list:
-        """``memories`` of ``o`` (all of them by default) whole (``spilled``), in their order."""
+    def full(self, o, memories: list | None = None, signed: bool = False) -> list:
+        """``memories`` of ``o`` (all of them by default) whole (``spilled``), in their order;
+        with ``signed``, compact with their signatures."""
         memories = o.memories if memories is None else memories
         if self.spilled is None:
             return list(memories)
-        return self.spilled.full(quarantine_ref(o.actor, o.id), memories)
+        return self.spilled.full(quarantine_ref(o.actor, o.id), memories, signed)
+
+    def loading(self):
+        """The context in which the state's inserts read the memories of a transaction back whole."""
+        from ...store import insertion
+
+        return insertion.loading(None if self.spilled is None else
+                                 lambda mems: self.spilled.full_of_any(mems, quarantine_ref))
 
     def _validate_full(self, o: Outcome) -> None:
         """§4.2 over the whole fetched chain (a chain the fast walk could not follow)."""

@@ -7,8 +7,10 @@ sync held those for every memory from validation to its last transaction (~70 Mi
 its lean memories took). So as each verifier batch is collected, its memories go whole into an
 anonymous temporary file (owner-only, already unlinked: nothing is left behind, whatever ends
 the process), and the outcomes hold them ``compact``: the same memories with an empty content,
-timestamp and signature. ``full`` gives a transaction's memories back whole, read from the file
-a batch at a time; every value is the one verification gave.
+timestamp and signature. A transaction's state update takes its memories' signatures back
+(``full(signed=True)``: its chain rows) and writes its rows a part at a time, each part's
+memories read back whole (``store.insertion.loading``), from the file a batch at a time; every
+value is the one verification gave.
 
 Owns: the file and its encoding (``pickle`` of the lists the verifier's workers pickled already;
 only this process writes and reads it). Trusts: nothing but its own writes.
@@ -32,7 +34,7 @@ def compact(m: VerifiedMemory) -> VerifiedMemory:
 
 
 def is_compact(m: VerifiedMemory) -> bool:
-    return not m.signature  # (a verified memory always has its signature)
+    return not m.envelope.timestamp  # (a verified memory always has its timestamp)
 
 
 class Spilled:
@@ -41,7 +43,8 @@ class Spilled:
 
         self._file = tempfile.TemporaryFile(prefix="hn-memories-")
         self._end = 0
-        self._parts: dict[str, list[tuple[int, int]]] = {}  # ref -> (offset, length) of each batch
+        # ref -> (offset, length, first and last sequence) of each batch
+        self._parts: dict[str, list[tuple[int, int, int, int]]] = {}
         self.written = 0  # memories written (the tests' counter)
 
     def keep(self, ref: str, memories: list) -> list:
@@ -51,25 +54,46 @@ class Spilled:
         data = pickle.dumps(memories, protocol=pickle.HIGHEST_PROTOCOL)
         self._file.seek(self._end)
         self._file.write(data)
-        self._parts.setdefault(ref, []).append((self._end, len(data)))
+        seqs = [m.envelope.sequence for m in memories]
+        self._parts.setdefault(ref, []).append((self._end, len(data), min(seqs), max(seqs)))
         self._end += len(data)
         self.written += len(memories)
         return [compact(m) for m in memories]
 
-    def full(self, ref: str, memories: list) -> list:
-        """``memories`` (some of ``ref``'s, compact or not) whole, in their order."""
-        wanted = {m.memory_id for m in memories if is_compact(m)}
+    def full(self, ref: str, memories: list, signed: bool = False) -> list:
+        """``memories`` (some of ``ref``'s, compact or not) whole, in their order; with ``signed``
+        only their signatures (still compact otherwise: what the state's chain rows take)."""
+        wanted = {m.memory_id for m in memories if is_compact(m) and not (signed and m.signature)}
         if not wanted:
             return list(memories)
+        seqs = [m.envelope.sequence for m in memories if m.memory_id in wanted]
+        low, high = min(seqs), max(seqs)
         found: dict[str, VerifiedMemory] = {}
-        for offset, length in self._parts.get(ref, ()):
+        for offset, length, first, last in self._parts.get(ref, ()):
+            if last < low or first > high:
+                continue
             self._file.seek(offset)
             for m in pickle.loads(self._file.read(length)):
                 if m.memory_id in wanted:
                     found[m.memory_id] = m
         if len(found) != len(wanted):
             raise OSError("an imported memory is missing from its temporary file")
-        return [found[m.memory_id] if is_compact(m) else m for m in memories]
+        if signed:
+            return [m._replace(signature=found[m.memory_id].signature) if m.memory_id in wanted else m
+                    for m in memories]
+        return [found[m.memory_id] if m.memory_id in wanted else m for m in memories]
+
+    def full_of_any(self, memories: list, ref_of) -> list:
+        """``memories`` of any streams whole, in their order (``ref_of(actor, stream)``: the ref
+        they were kept under)."""
+        by_ref: dict[str, list] = {}
+        for m in memories:
+            if is_compact(m):
+                by_ref.setdefault(ref_of(m.envelope.actor, m.envelope.stream), []).append(m)
+        found = {}
+        for ref, some in by_ref.items():
+            found.update((m.memory_id, m) for m in self.full(ref, some))
+        return [found.get(m.memory_id, m) if is_compact(m) else m for m in memories]
 
     def close(self) -> None:
         self._file.close()
