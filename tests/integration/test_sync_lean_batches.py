@@ -234,3 +234,36 @@ def test_a_large_import_gives_freed_memory_back_between_its_phases(tmp_path, mon
     assert receipts >= 2 and trim.calls - before == 4 + len(_receipts_without_ids(c))
     _converged(remote2, c, 40)
 
+
+
+def test_the_plan_asks_only_for_objects_measurement_did_not(tmp_path, monkeypatch):
+    """Measurement asked the main store about every new object already; the plan of the
+    transactions asks only about the others (none here), without making the union of every
+    stream's objects (400,000 object IDs at 100,000 memories), and plans the same transactions."""
+    from git_hn.service.replication import groups
+    from git_hn.service.replication import run as runmod
+
+    remote, b = _remote(tmp_path, 2, 3, 20)
+    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)
+    asked, planning = [], []
+    real_plan, real_probe = groups.plan, runmod.Import.probe_main
+
+    def plan(run, promotable, bound=None):
+        planning.append(True)
+        try:
+            return real_plan(run, promotable, bound)
+        finally:
+            planning.pop()
+
+    def probe_main(self, oids):
+        if planning:
+            asked.append(len(oids))
+        return real_probe(self, oids)
+
+    monkeypatch.setattr(groups, "plan", plan)
+    monkeypatch.setattr(runmod.Import, "probe_main", probe_main)
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    assert asked and set(asked) == {0}, asked
+    assert len(_receipts_without_ids(b)) >= 2
+    _converged(remote, b, 120)
