@@ -354,9 +354,10 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
     as ``verify_commits`` words it). Signatures of all refs share the verifier's workers.
     ``read`` holds objects already read (``stage_commits``); ``progress(done, total)`` is told
     after each batch. With ``lean`` (an import's validation) the memories are ``lean_memories`` ones and
-    the commits and blobs taken from ``read`` leave it. ``keep(ref, memories)``, when given, is
-    handed each batch's verified memories of a ref as they are collected and returns what is held
-    of them (``replication.spilled``: a large import holds them compact).
+    the commits and blobs taken from ``read`` leave it. ``keep(ref, memories, commits)``, when
+    given, is handed each batch's verified memories of a ref (and the commit IDs walked for them)
+    as they are collected and returns what is held of them (``replication.spilled``: a large
+    import holds them compact).
 
     Worker processes' batches are collected at most ``WINDOW`` batches behind the one being
     read, so that the staged payloads held stay a few batches' whatever the number of commits
@@ -396,7 +397,7 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
                 out[ref] = failed
             else:
                 held = memories if decoded or not lean else lean_memories(memories)
-                got += held if keep is None else keep(ref, held)
+                got += held if keep is None else keep(ref, held, [c for c, _t in commits])
             done += len(commits)
         if progress is not None:
             progress(done, total)

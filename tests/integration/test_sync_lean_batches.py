@@ -128,11 +128,22 @@ def test_a_large_import_holds_its_memories_compact_and_ends_as_one_that_held_the
     assert hn(two, "replication", "select", "--all").code == 0
     monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)  # several transactions
     monkeypatch.setattr("git_hn.store.verify.FIRST_BATCH", 16)
+    from git_hn.store import verify
+
+    init = verify.Verifier.__init__
+
+    def processes(self, expected):  # (as a large import has them: the memories come pickled)
+        init(self, expected)
+        self.kind = "processes"
+
+    monkeypatch.setattr(verify.Verifier, "__init__", processes)
     held = []
     real = runmod.Import.classify
 
     def classify(self, wanted, targets=None):
         held.append((getattr(self, "spilled", None), [spilled.is_compact(m) for o in wanted for m in o.memories]))
+        if self.spilled is not None:  # (each compact memory's commit ID is the walk's own string)
+            assert all(m.commit is c for o in wanted for m, (c, _t) in zip(o.memories, reversed(o.walked)))
         return real(self, wanted, targets)
 
     monkeypatch.setattr(runmod.Import, "classify", classify)
@@ -239,7 +250,8 @@ def test_a_large_import_gives_freed_memory_back_between_its_phases(tmp_path, mon
 def test_the_plan_asks_only_for_objects_measurement_did_not(tmp_path, monkeypatch):
     """Measurement asked the main store about every new object already; the plan of the
     transactions asks only about the others (none here), without making the union of every
-    stream's objects (400,000 object IDs at 100,000 memories), and plans the same transactions."""
+    stream's objects (400,000 object IDs at 100,000 memories) nor a set of each stream's, and
+    plans the same transactions."""
     from git_hn.service.replication import groups
     from git_hn.service.replication import run as runmod
 
@@ -249,6 +261,8 @@ def test_the_plan_asks_only_for_objects_measurement_did_not(tmp_path, monkeypatc
     real_plan, real_probe = groups.plan, runmod.Import.probe_main
 
     def plan(run, promotable, bound=None):
+        # (a stream's objects are its own list of them: not copied into a set of each stream's)
+        assert all(groups.objects_of(run, [o])[0] is o.reachable for o in promotable)
         planning.append(True)
         try:
             return real_plan(run, promotable, bound)

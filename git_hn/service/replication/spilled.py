@@ -23,14 +23,16 @@ import pickle
 from ...core.chain import VerifiedMemory
 
 
-def compact(m: VerifiedMemory) -> VerifiedMemory:
+def compact(m: VerifiedMemory, commit: str = "") -> VerifiedMemory:
     """``m`` without its content, timestamp and signature (what classification, the plan and
-    the receipts never read)."""
+    the receipts never read); its commit ID the string ``commit`` when that is equal (the walk's,
+    which the import holds anyway)."""
     env = m.envelope
     rec = env.record
     if rec is not None:
         rec = rec._replace(content="")
-    return VerifiedMemory(m.memory_id, m.commit, env._replace(timestamp="", record=rec), b"", "")
+    return VerifiedMemory(m.memory_id, commit if commit == m.commit else m.commit,
+                          env._replace(timestamp="", record=rec), b"", "")
 
 
 def is_compact(m: VerifiedMemory) -> bool:
@@ -47,8 +49,9 @@ class Spilled:
         self._parts: dict[str, list[tuple[int, int, int, int]]] = {}
         self.written = 0  # memories written (the tests' counter)
 
-    def keep(self, ref: str, memories: list) -> list:
-        """Write ``memories`` (of ``ref``, in chain order) whole; return them compact."""
+    def keep(self, ref: str, memories: list, commits: list = ()) -> list:
+        """Write ``memories`` (of ``ref``, in chain order, walked as ``commits``) whole; return
+        them compact."""
         if not memories:
             return memories
         data = pickle.dumps(memories, protocol=pickle.HIGHEST_PROTOCOL)
@@ -58,7 +61,9 @@ class Spilled:
         self._parts.setdefault(ref, []).append((self._end, len(data), min(seqs), max(seqs)))
         self._end += len(data)
         self.written += len(memories)
-        return [compact(m) for m in memories]
+        if len(commits) != len(memories):
+            commits = [""] * len(memories)
+        return [compact(m, c) for m, c in zip(memories, commits)]
 
     def full(self, ref: str, memories: list, signed: bool = False) -> list:
         """``memories`` (some of ``ref``'s, compact or not) whole, in their order; with ``signed``
