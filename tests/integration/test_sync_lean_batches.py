@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from helpers import git, hn
 
 from test_receipt_bound import BOUND, _converged, _heads, _remote
@@ -225,8 +227,6 @@ def test_a_large_import_gives_freed_memory_back_between_its_phases(tmp_path, mon
     and each transaction freed is handed back to the system after each (glibc's
     ``malloc_trim``: where the C library has none, nothing is done and this test is skipped); a
     small import, the usual one, never looks it up."""
-    import pytest
-
     from git_hn.store import trim
 
     if not trim.release():
@@ -280,4 +280,58 @@ def test_the_plan_asks_only_for_objects_measurement_did_not(tmp_path, monkeypatc
     assert r.code == 0, r.err
     assert asked and set(asked) == {0}, asked
     assert len(_receipts_without_ids(b)) >= 2
+    _converged(remote, b, 120)
+
+
+@pytest.mark.parametrize("fault", ["no-file", "full-disk"])
+def test_a_large_import_without_room_for_its_temporary_file_holds_its_memories_whole(tmp_path, monkeypatch, fault):
+    """No temporary file can be made (``no-file``), or its writes fail after the first batch (a
+    full disk): the memories not in it are held whole, and the sync ends as any other."""
+    import errno
+    import tempfile
+
+    from git_hn.service.replication import run as runmod
+    from git_hn.service.replication import spilled
+
+    remote, b = _remote(tmp_path, 2, 3, 20)
+    assert hn(b, "memory", "recall", "--include-untrusted", "--json").code == 0
+    monkeypatch.setattr(runmod, "SPILL_FROM", 1)
+    monkeypatch.setattr("git_hn.store.verify.FIRST_BATCH", 16)
+    real_file = tempfile.TemporaryFile
+
+    class Full:
+        def __init__(self, fh):
+            self.fh, self.writes = fh, 0
+
+        def write(self, data):
+            self.writes += 1
+            if self.writes > 1:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self.fh.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
+    def temporary(*args, **kwargs):
+        if fault == "no-file":
+            raise OSError(errno.EROFS, "Read-only file system")
+        return Full(real_file(*args, **kwargs))
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", temporary)
+    held = []
+    real = runmod.Import.classify
+
+    def classify(self, wanted, targets=None):
+        held.append((self.spilled, [spilled.is_compact(m) for o in wanted for m in o.memories]))
+        return real(self, wanted, targets)
+
+    monkeypatch.setattr(runmod.Import, "classify", classify)
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    ((kept, compact),) = held
+    if fault == "no-file":
+        assert kept is None and not any(compact)
+    else:
+        assert kept.failed and 0 < sum(compact) < 120 and not all(compact)
+    assert "imported 120 memories" in r.out
     _converged(remote, b, 120)

@@ -440,9 +440,9 @@ class Import:
                         commits = commits[k:]
             plans.append((o, commits, base))
         if sum(len(c) for _o, c, _b in plans) >= SPILL_FROM:  # (held compact until their transaction)
-            from .spilled import Spilled
+            from . import spilled
 
-            self.spilled = Spilled()
+            self.spilled = spilled.start()
         results = verify.verify_many(self.q.repo, [(quarantine_ref(o.actor, o.id), c) for o, c, _b in plans],
                                       getattr(self, "prefetched", None),
                                       progress=lambda done, total: self.say(f"verified {done}/{total} memories"),

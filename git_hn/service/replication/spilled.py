@@ -10,7 +10,8 @@ the process), and the outcomes hold them ``compact``: the same memories with an 
 timestamp and signature. A transaction's state update takes its memories' signatures back
 (``full(signed=True)``: its chain rows) and writes its rows a part at a time, each part's
 memories read back whole (``store.insertion.loading``), from the file a batch at a time; every
-value is the one verification gave.
+value is the one verification gave. Where no temporary file can be made or written (a full
+disk), what is not in it is held whole, as before.
 
 Owns: the file and its encoding (``pickle`` of the lists the verifier's workers pickled already;
 only this process writes and reads it). Trusts: nothing but its own writes.
@@ -45,6 +46,7 @@ class Spilled:
 
         self._file = tempfile.TemporaryFile(prefix="hn-memories-")
         self._end = 0
+        self.failed = False  # a write failed (a full disk): what is collected from then on is held whole
         # ref -> (offset, length, first and last sequence) of each batch
         self._parts: dict[str, list[tuple[int, int, int, int]]] = {}
         self.written = 0  # memories written (the tests' counter)
@@ -52,11 +54,16 @@ class Spilled:
     def keep(self, ref: str, memories: list, commits: list = ()) -> list:
         """Write ``memories`` (of ``ref``, in chain order, walked as ``commits``) whole; return
         them compact."""
-        if not memories:
+        if not memories or self.failed:
             return memories
         data = pickle.dumps(memories, protocol=pickle.HIGHEST_PROTOCOL)
-        self._file.seek(self._end)
-        self._file.write(data)
+        try:
+            self._file.seek(self._end)
+            self._file.write(data)
+            self._file.flush()
+        except OSError:
+            self.failed = True
+            return memories
         seqs = [m.envelope.sequence for m in memories]
         self._parts.setdefault(ref, []).append((self._end, len(data), min(seqs), max(seqs)))
         self._end += len(data)
@@ -101,4 +108,15 @@ class Spilled:
         return [found.get(m.memory_id, m) if is_compact(m) else m for m in memories]
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:
+            pass
+
+
+def start() -> Spilled | None:
+    """A new file, or None when none can be made (the memories are then held whole)."""
+    try:
+        return Spilled()
+    except OSError:
+        return None
