@@ -242,7 +242,7 @@ def staged(repo: Repo, changes_of, failed, wait: float):
             conn = statedb.open_sealed(repo, readonly=False)
             changes = changes_of(conn) if conn is not None else None
             if changes is not None:
-                if sum(len(ch.new) for ch in changes) >= statedb.DISK_JOURNAL_FROM:
+                if sum(map(_rows_added, changes)) >= statedb.DISK_JOURNAL_FROM:
                     statedb.journal_on_disk(conn)
                 state.apply(conn, changes, [], commit=False)
                 held["conn"], conn = conn, None
@@ -255,6 +255,14 @@ def staged(repo: Repo, changes_of, failed, wait: float):
     finally:
         finish(False)  # a block that did not finish records nothing
         lock.__exit__(None, None, None)
+
+
+def _rows_added(ch) -> int:
+    """The chain rows a change adds: its new memories, and the verified prefix another chain
+    lends it (``state.apply``: a local stream imported back lends the accepted copy all of it)."""
+    own = ch.old.sid if ch.old is not None else None
+    lent = ch.base_seq if ch.base_sid is not None and ch.base_sid != own else 0
+    return len(ch.new) + lent
 
 
 def serve(repo: Repo, with_view, full, listing: list | None = None):

@@ -82,3 +82,72 @@ def test_a_refused_ref_transaction_rolls_back_a_state_write_journalled_on_disk(t
     r = hn(b, "sync")
     assert r.code == 0, r.err
     _converged(remote, b, 40)
+
+
+def _imported_back(tmp_path):
+    """The clone that authored a remote's streams, with a state, selecting them all back."""
+    remote, _b = _remote(tmp_path, 1, 2, 20)
+    src = tmp_path / "src"
+    assert hn(src, "memory", "recall", "--include-untrusted", "--json").code == 0
+    git(src, "remote", "add", "origin", f"file://{remote}")
+    assert hn(src, "replication", "select", "--all").code == 0
+    return remote, src
+
+
+def test_streams_imported_back_journal_on_disk_for_the_rows_their_local_copies_lend(tmp_path, monkeypatch):
+    """A clone that syncs back the streams it authored verifies nothing again: each accepted
+    copy's chain rows are lent by the local stream's, in SQL, with no new memory; those rows count
+    towards the disk journal too (100,000 of them: ~60 MiB of journal held in memory)."""
+    remote, src = _imported_back(tmp_path)
+    monkeypatch.setattr("git_hn.store.statedb.DISK_JOURNAL_FROM", 20)
+    modes = _modes(monkeypatch)
+    r = hn(src, "sync")
+    assert r.code == 0, r.err
+    assert modes and all(n == 0 for _mode, n in modes) and {mode for mode, _n in modes} == {"delete"}, modes
+    assert _heads(src, "refs/hn/remotes/origin/memory") == _heads(remote, "refs/hn/memory")
+    assert _side_files(src) == []
+    assert hn(src, "memory", "index", "verify").code == 0
+
+
+def test_what_validation_did_not_read_of_a_stream_imported_back_is_let_go(tmp_path, monkeypatch):
+    """Measurement reads each new commit and (up to a bound) its blobs for validation; of a stream
+    imported back none is verified again, and after validation only the trees stay (the commits
+    and blobs of 100,000 memories held ~85 MiB to the plan)."""
+    from git_hn.service.replication import run as runmod
+
+    _remote_, src = _imported_back(tmp_path)
+    held = []
+    real = runmod.Import.continuity
+
+    def continuity(self, wanted):
+        held.append(sorted({obj[0] for obj in (self.prefetched or {}).values()}))
+        return real(self, wanted)
+
+    monkeypatch.setattr(runmod.Import, "continuity", continuity)
+    r = hn(src, "sync")
+    assert r.code == 0, r.err
+    assert held == [["tree"]]
+
+
+def test_the_background_probe_answers_into_what_the_import_remembers(tmp_path, monkeypatch):
+    """Which new objects the main store has is asked in a background thread while measurement goes
+    on; its answers go straight into ``known_main`` (nothing reads it before the join), not into a
+    dict of their own merged after (400,000 answers held twice for a moment at 100k memories)."""
+    from git_hn.service.replication import run as runmod
+
+    remote, b = _remote(tmp_path, 1, 2, 20)
+    seen = []
+    real = runmod.Import._join_probe
+
+    def join(self):
+        probe = getattr(self, "_probe", None)
+        if probe is not None:
+            probe[0].join()
+            seen.append(len(self.known_main))
+        return real(self)
+
+    monkeypatch.setattr(runmod.Import, "_join_probe", join)
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    assert seen and seen[0] >= 4 * 40, seen  # (a commit, a tree and two blobs a memory)
+    _converged(remote, b, 40)

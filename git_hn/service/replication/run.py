@@ -379,21 +379,20 @@ class Import:
         todo = [o for o in oids if o not in self.known_main]
         if not todo:
             return
-        box: dict = {}
+        known = self.known_main
 
-        def work():
-            try:
-                box["got"] = dict(zip(todo, self.repo.git.presence(todo)))
+        def work():  # (into ``known_main`` itself, which nothing reads before ``_join_probe``: a
+            try:     # dict of its own held 400,000 answers twice over for a moment at 100k memories)
+                known.update(zip(todo, self.repo.git.presence(todo)))
             except HnError:
                 pass  # asked again when needed
 
-        self._probe = (Background(work), box)
+        self._probe = (Background(work), None)
 
     def _join_probe(self) -> None:
         probe = getattr(self, "_probe", None)
         if probe is not None:
             probe[0].join()
-            self.known_main.update(probe[1].get("got", {}))
             self._probe = None
 
     def absent_from_main(self, objs: list[str]) -> list[str]:
@@ -406,6 +405,7 @@ class Import:
         """Verify each stream's new commits (all streams in one pipeline), then its links."""
         from ...core.chain import VerifiedMemory, check_link
         from ...store import verify
+        from . import measure
 
         plans = []
         # commits of new streams already verified here (a local stream imported back), asked at once
@@ -448,6 +448,7 @@ class Import:
                                       progress=lambda done, total: self.say(f"verified {done}/{total} memories"),
                                       lean=True,  # (what promotion needs of each memory, and no more)
                                       keep=self.spilled.keep if self.spilled is not None else None)
+        measure.keep_trees(self)
         for o, commits, (base_commit, base_seq, base_id) in plans:
             got = results[quarantine_ref(o.actor, o.id)]
             if isinstance(got, ValidationError):
