@@ -335,3 +335,27 @@ def test_a_large_import_without_room_for_its_temporary_file_holds_its_memories_w
         assert kept.failed and 0 < sum(compact) < 120 and not all(compact)
     assert "imported 120 memories" in r.out
     _converged(remote, b, 120)
+
+
+def test_the_objects_each_transaction_accepted_are_not_gathered_unless_an_anchor_is_pending(tmp_path, monkeypatch):
+    """§9.12's reconciliation after each transaction is given the objects of each transaction so
+    far, as the plan holds them, and their union is made only when another pending anchor of the
+    remote is there to compare (a set of 200,000 object IDs was held to the end of a
+    100,000-memory sync); that comparison is ``test_stopped_imports``'s."""
+    from git_hn.service.replication import promote
+
+    remote, b = _remote(tmp_path, 2, 3, 20)
+    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)
+    seen = []
+    real = promote.reconcile
+
+    def reconcile(repo, remote_, txn, accepted, n):
+        seen.append([len(objs) for objs in accepted])
+        return real(repo, remote_, txn, accepted, n)
+
+    monkeypatch.setattr(promote, "reconcile", reconcile)
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    assert len(seen) >= 2 and [len(s) for s in seen] == list(range(1, len(seen) + 1)), seen
+    assert all(s[:-1] == t for s, t in zip(seen[1:], seen))
+    _converged(remote, b, 120)
