@@ -34,6 +34,8 @@ from ..errors import GitError, GitTimedOut, OutputTooLarge
 from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, not_started, popen
 from .reader import Reader, answer_fields, object_name
 
+_HEX = frozenset("0123456789abcdef")
+
 _FORCED = {
     "GIT_NO_REPLACE_OBJECTS": "1",
     "GIT_LITERAL_PATHSPECS": "1",
@@ -412,10 +414,8 @@ class Git:
     def _listed_presence(self, oids: list[str]) -> list[bool] | None:
         """``presence`` by listing the store, or None when that is not the cheaper way (or an
         answer is unusual: the caller then asks object by object)."""
-        encoded = [o.encode("ascii", "replace") for o in oids]
-        if {len(e) for e in encoded} - {40, 64} or b"".join(encoded).translate(None, b"0123456789abcdef"):
+        if {len(o) for o in oids} - {40, 64} or not all(map(_HEX.issuperset, oids)):
             return None  # only full lowercase object IDs compare equal to the listing's lines
-        wanted = set(encoded)
         proc = self.run(["count-objects", "-v"])
         if proc.returncode != 0:
             return None
@@ -431,7 +431,7 @@ class Git:
             return None
         if stored > self.LIST_RATIO * len(oids):
             return None
-        found: set[bytes] = set()
+        missing = set(oids)  # (what is not listed: no copies of the names, no set of those found)
         try:
             proc = popen(["git", "cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
                           "--unordered"], stdin=DEVNULL, stdout=PIPE, stderr=DEVNULL, cwd=self.cwd,
@@ -444,12 +444,13 @@ class Git:
                 chunk = proc.stdout.read(1 << 20)
                 if not chunk:
                     break
-                lines = (rest + chunk).split(b"\n")
-                rest = lines.pop()
-                found.update(wanted.intersection(lines))
+                data = rest + chunk
+                cut = data.rfind(b"\n") + 1
+                missing.difference_update(data[:cut].decode("ascii", "replace").split("\n"))
+                rest = data[cut:]
         if proc.returncode != 0 or rest:
             return None
-        return [e in found for e in encoded]
+        return [o not in missing for o in oids]
 
     def read_bulk(self, names: list[str], max_size: int, chunk_bytes: int = 32 << 20):
         """(type, size, content or None) per name; content is None above ``max_size``.
