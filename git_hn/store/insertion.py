@@ -12,7 +12,6 @@ rows written are the same.
 from __future__ import annotations
 
 from ..core.contexts import contextmanager
-from . import state
 
 _load = None  # a promotion's memories held compact: each part read back whole (``loading``)
 PART = 4096  # memories whose rows are built and written at a time
@@ -35,12 +34,15 @@ def _whole(mems: list) -> list:
     return mems if _load is None else _load(mems)
 
 
-def insert_in_parts(conn, mems: list, part: int | None = None) -> state.Totals:
+def insert_in_parts(conn, mems: list, insert, bulk_rows: int, part: int | None = None):
+    """``insert(conn, memories)`` (``state.insert_memories``, passed in: this module is the
+    state's, which imports it) of ``mems`` a part at a time; its ``Totals`` summed. ``bulk_rows``:
+    ``state.BULK_ROWS``."""
     part = PART if part is None else part
     if len(mems) <= part:
-        return state.insert_memories(conn, _whole(mems))
+        return insert(conn, _whole(mems))
     dropped = []
-    if len(mems) >= state.BULK_ROWS:
+    if len(mems) >= bulk_rows:
         for table in TABLES:  # (what one call would find: at least as many new rows as the table holds)
             if len(mems) >= conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
                 dropped += conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND "
@@ -48,9 +50,10 @@ def insert_in_parts(conn, mems: list, part: int | None = None) -> state.Totals:
     for name, _sql in dropped:
         conn.execute(f'DROP INDEX "{name}"')
     rows = postings = content = 0
+    got = None
     for i in range(0, len(mems), part):
-        got = state.insert_memories(conn, _whole(mems[i:i + part]))
+        got = insert(conn, _whole(mems[i:i + part]))
         rows, postings, content = rows + got.rows, postings + got.postings, content + got.content
     for _name, sql in dropped:
         conn.execute(sql)
-    return state.Totals(rows, postings, content)
+    return got._replace(rows=rows, postings=postings, content=content)

@@ -403,7 +403,7 @@ def _memories(conn, new_mems: dict[str, VerifiedMemory], gone_ids: set[str]) -> 
     for part in chunks(removed):
         for table, column in statedb.BY_MEMORY:
             conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks(len(part))})", part)
-    insertion.insert_in_parts(conn, list(added.values()))
+    insertion.insert_in_parts(conn, list(added.values()), insert_memories, BULK_ROWS)
     derive(conn, added, removed)
 
 
