@@ -197,25 +197,14 @@ def find_entry(raw: bytes, name: bytes, oid_bytes: int) -> tuple[bytes, bytes, s
     ``parse_tree`` reads: a mode up to the first space, a name up to the first NUL, then the
     object ID's bytes; each part is forced (a shorter match cannot be followed by its
     delimiter), so both read the same entries. A tree of at most ``_SMALL_TREE`` bytes (a root
-    tree's few dozen entries) is walked entry by entry instead, as ``parse_tree`` walks it: its
+    tree's few dozen entries) is read through ``parse_tree`` itself instead: its
     expressions' compiling and ``re``'s import (~13 M instructions) would cost more than the walk,
     and every command reads the policy through one."""
     if b"\x00" in name:  # (no entry's name holds one)
         parse_tree(raw, oid_bytes)
         return None
-    if len(raw) <= _SMALL_TREE:
-        found = None
-        pos, n = 0, len(raw)
-        while pos < n:
-            sp = raw.index(b" ", pos)
-            nul = raw.index(b"\x00", sp)
-            end = nul + 1 + oid_bytes
-            if end > n:
-                raise ValueError("truncated tree")
-            if found is None and raw[sp + 1:nul] == name:
-                found = (raw[pos:sp], name, raw[nul + 1:end].hex())
-            pos = end
-        return found
+    if len(raw) <= _SMALL_TREE:  # (parsed whole first: a malformed tail raises as it would there)
+        return next((e for e in parse_tree(raw, oid_bytes) if e[1] == name), None)
     import re
 
     entry = rb"[^ ]* [^\x00]*\x00.{%d}" % oid_bytes
