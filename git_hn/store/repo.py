@@ -46,6 +46,7 @@ class Repo:
         self.state_behind = False
         # the "memory index removed" lines this command said (``stateview.warn``: each once)
         self.index_removed: set[str] = set()
+        self.version_unsaved: tuple | None = None  # (``_checked_version``: saved at ``close``)
 
     def remote_names(self) -> frozenset[str]:
         """The configured remotes' names (one ``git remote``, asked once; often started early)."""
@@ -197,6 +198,8 @@ class Repo:
         return self._head
 
     def close(self) -> None:
+        if self.version_unsaved is not None:
+            _save_version(self, *self.version_unsaved)
         self.git.close()
 
 
@@ -255,14 +258,27 @@ def _checked_version(repo: Repo) -> None:
                 return
     check_git_version(repo.git)
     if os.path.isdir(repo.hn_dir):
-        major, minor = repo.git.version
-        kept = [line for line in lines if not line.startswith(stamp + "\0")][:_VERSIONS_KEPT - 1]
-        try:
-            private.write_private(repo.hn_dir, path, "".join(
-                f"{line}\n" for line in [f"{stamp}\0{major}.{minor}", *kept]).encode(
-                "utf-8", "surrogateescape"), derived=True)
-        except (OSError, HnError):
-            pass  # only a cache: the next command checks again
+        _save_version(repo, path, stamp, lines)
+    else:  # (a fresh clone's first command, ``replication select``, makes ``hn``: saved as it ends)
+        repo.version_unsaved = (path, stamp, lines)
+
+
+def _save_version(repo: Repo, path: str, stamp: str, lines: list[str]) -> None:
+    """Remember that the executable ``stamp`` passed the check, in an existing ``hn`` only: a
+    command never makes it for a derived file (a refused one leaves nothing behind)."""
+    from . import private
+
+    repo.version_unsaved = None
+    if not os.path.isdir(repo.hn_dir):
+        return
+    major, minor = repo.git.version
+    kept = [line for line in lines if not line.startswith(stamp + "\0")][:_VERSIONS_KEPT - 1]
+    try:
+        private.write_private(repo.hn_dir, path, "".join(
+            f"{line}\n" for line in [f"{stamp}\0{major}.{minor}", *kept]).encode(
+            "utf-8", "surrogateescape"), derived=True)
+    except (OSError, HnError):
+        pass  # only a cache: the next command checks again
 
 
 OPENED: list = []  # repositories opened by this process; main() closes them (batch processes)

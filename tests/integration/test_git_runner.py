@@ -122,6 +122,24 @@ def test_the_git_version_is_checked_once_per_executable(inited, tmp_path, monkey
         assert cache.read_bytes().splitlines()[0].rpartition(b"\0")[0] == stamp
 
 
+def test_a_command_that_makes_hn_remembers_the_version_it_checked(repo, tmp_path, monkeypatch):
+    """A fresh clone's first command (``replication select``, a recall) finds no ``.git/hn`` to
+    remember the check in, and makes it: the check is remembered as that command ends, so the
+    next command (the first sync) starts no ``git version``. A refused command makes nothing."""
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    hn_dir = repo / ".git" / "hn"
+    assert not hn_dir.exists()
+    assert hn(repo, "init", "--name", "").code == 1
+    _versions_started(trace)
+    assert not hn_dir.exists()  # (refused: nothing is made for a cache)
+    assert hn(repo, "memory", "recall", "--json").code == 0
+    assert _versions_started(trace) == 1
+    assert (hn_dir / "git-version-v0").is_file()
+    assert hn(repo, "memory", "recall", "--json").code == 0
+    assert _versions_started(trace) == 0
+
+
 def test_one_batch_process_answers_contents_and_info(inited):
     from git_hn.store.repo import open_repo
 
