@@ -197,23 +197,27 @@ def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
     of them and the sync waits for it first: it starts before the questions it does not need
     yet, and before anything loads ``re`` or ``json``."""
     from ..core.remotes import REMOTES_PREFIX
-    from ..store import git, transport
+    from ..store import git, shared_early, transport
     from ..store.git import LOCAL_LISTING
 
     url_question = runner.ask_early(transport.url_question(remote))
-    runner.ask_early(("for-each-ref", "--format=%(objectname) %(refname)", f"{REMOTES_PREFIX}{remote}/memory/"))
+    accepted = ("for-each-ref", "--format=%(objectname) %(refname)", f"{REMOTES_PREFIX}{remote}/memory/")
     # a sync fetches a selection of exact streams by name; the fetch hook's import reads the
     # advertisement in any case (``fetch_hook.run_reference_transaction``)
     exact = publishing and _selects_exact_streams(runner, remote)
-    if exact:  # and learns the user's own streams' names (``run._fetch_exact``)
-        runner.ask_early(LOCAL_LISTING)
+    if exact:  # and learns the user's own streams' names (``run._fetch_exact``): one listing of both
+        shared_early.ask_listings(runner, accepted, LOCAL_LISTING)
+    else:
+        runner.ask_early(accepted)
     got = url_question.finish()
     url = got.stdout.decode("utf-8", "surrogateescape").strip()
     if got.returncode == 0 and transport.transport_allowed(url) and not exact:
         runner.ask_early(transport.advertisement(url), env=transport.remote_env())
-    runner.ask_early(("config", "--get", "hn.syncStallTimeout"))
+    stall = ("config", "--get", "hn.syncStallTimeout")
     if publishing:  # (read at the sync's start, before its ref writes would drop the answer)
-        runner.ask_early(git.publication_off_question(remote))
+        shared_early.ask_settings(runner, stall, git.publication_off_question(remote), remote)
+    else:
+        runner.ask_early(stall)
     _ask_version_early(runner)
 
 

@@ -498,8 +498,10 @@ def test_a_publishing_sync_lists_the_memory_refs_once_per_phase(tmp_path, bare_r
             argv = event.get("argv", []) if event.get("event") == "start" else []
             if "for-each-ref" in argv and any(a.startswith("refs/hn/memory") for a in argv):
                 listings.append(argv[argv.index("for-each-ref"):])
-    names = [a for a in listings if "--format=%(refname)" in a]
+    # (the names come with the remote's accepted refs, in one listing of both: ``store.shared_early``)
+    names = [a for a in listings if "refs/hn/memory/" in a]
     assert len(listings) == 3 and len(names) == 1, listings
+    assert names[0][-2:] == ["refs/hn/memory/", "refs/hn/remotes/origin/memory/"], names
 
 
 def test_an_exact_selection_over_its_stream_budget_fetches_nothing(tmp_path, bare_remote, monkeypatch):
