@@ -395,8 +395,8 @@ def _signals_raise(ending: bool = False):
     raised inside the quarantine's removal, left behind while the line said it was removed).
     ``ending`` (the command ends once stopped): after a stop they stay ignored to its end, so
     that its line is not cut either (trials saw ``git-hn: interrupted`` in its place)."""
-    import signal
-    from contextlib import contextmanager
+    import _signal as signal  # (not ``signal``: its enums load ``enum`` and ``functools``, ~1 ms
+    from contextlib import contextmanager  # before a sync's quarantine fetch starts)
 
     from ..errors import Signalled
 

@@ -446,10 +446,11 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
             publish: bool, interrupt_after: str | None, by_name: bool, rebase: bool = False, wait: float = WAIT):
     """The import phase into ``result``: the ``run.Import`` it ran (None without a selection), and
     whether the sync ends with it (a shallow recovery that cannot begin)."""
-    from .renamed import adopt, note_url
     from .run import Import
 
     if not os.path.exists(rstate.selection_path(repo, remote)):  # (``git remote rename`` left it behind)
+        from .renamed import adopt
+
         moved = adopt(repo, remote, url)
         if moved:
             result.reminders.append(moved)
@@ -485,6 +486,8 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
         except HnError as exc:
             result.import_error = redact(exc.message, url, repo.git_dir)
         if not result.import_error and selection_bytes is not None:  # (``unimported``, the brief's line)
+            from .renamed import note_url  # (imported after the fetch: ``shlex`` loads ``re``)
+
             rstate.mark_served(repo, remote)
             note_url(repo, remote, url)  # (a rename of the remote keeps its selection: ``renamed``)
         for o in result.outcomes:
