@@ -110,6 +110,9 @@ def test_a_fetch_that_changes_nothing_git_hn_reads_starts_no_git_hn(team):
     proc = team.moved_fetch()
     assert team.runs() == 1 and team.accepted(rec) == git(team.a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
     assert team.quiet.exists()  # it promoted every stream whole: the next fetch that brings none is quiet
+    # (the accepted refs' listing it hashes is the one before the fetch with the promotions applied,
+    # ``quiet.promoted_listing``: Git's own listing now, byte for byte)
+    assert team.quiet.read_text().splitlines()[4] == _answers_id(team)
     assert "git-hn" not in proc.stderr
     team.quiet_after_two_fetches()
     lines = team.quiet.read_text().splitlines()

@@ -262,15 +262,21 @@ def accepted_heads(repo: Repo, remote: str, answers: dict | None = None) -> Mapp
     out = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", prefix])  # often early
     if answers is not None:
         answers["listing"] = out.stdout if out.returncode == 0 else None
-    n = repo.oid_hex_len
-    text = uniform_lines(out.stdout, n, f" {prefix}".encode()) if is_remote_name(remote) else None
+    return heads_of(out.stdout, remote, repo.oid_hex_len)
+
+
+def heads_of(listing: bytes, remote: str, n: int) -> Mapping:
+    """``accepted_heads`` of the listing ``listing`` (Git's ``for-each-ref`` output, or one in
+    its form: ``quiet.remember_promoted``)."""
+    prefix = f"{REMOTES_PREFIX}{remote}/memory/"
+    text = uniform_lines(listing, n, f" {prefix}".encode()) if is_remote_name(remote) else None
     if text is not None:
         return _Heads(text, n, n + 1 + len(prefix))
     import re
 
     pattern = re.compile(rf"^([0-9a-f]{{{n}}}) {re.escape(prefix)}([0-9a-f]{{64}}/[0-9a-f]{{64}})$",
                          re.MULTILINE)
-    return {key: oid for oid, key in pattern.findall(out.stdout.decode("utf-8", "replace"))}
+    return {key: oid for oid, key in pattern.findall(listing.decode("utf-8", "replace"))}
 
 
 def requests(sel, advertised: dict, others: set, accepted: dict, result, remote: str) -> list[Outcome]:
