@@ -268,6 +268,8 @@ def accepted_heads(repo: Repo, remote: str, answers: dict | None = None) -> Mapp
 def heads_of(listing: bytes, remote: str, n: int) -> Mapping:
     """``accepted_heads`` of the listing ``listing`` (Git's ``for-each-ref`` output, or one in
     its form: ``quiet.remember_promoted``)."""
+    if not listing:  # (a first sync: nothing accepted yet, and no pattern to compile, ~1 ms of ``re``)
+        return {}
     prefix = f"{REMOTES_PREFIX}{remote}/memory/"
     text = uniform_lines(listing, n, f" {prefix}".encode()) if is_remote_name(remote) else None
     if text is not None:
