@@ -529,7 +529,7 @@ class Import:
         others = self.accepted.others_of([(o.actor, o.id, accepted_ref(self.remote, o.actor, o.id))
                                           for o in wanted if o.alive])
         for o in wanted:
-            if not o.alive:
+            if not o.alive or not others[(o.actor, o.id)]:  # (no other source: nothing to agree with)
                 continue
             base_seq = o.base[1]
             ids = {base_seq + i: m.memory_id for i, m in enumerate(o.memories, 1)}
