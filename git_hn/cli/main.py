@@ -209,10 +209,11 @@ def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
         shared_early.ask_listings(runner, accepted, LOCAL_LISTING)
     else:
         runner.ask_early(accepted)
-    got = url_question.finish()
-    url = got.stdout.decode("utf-8", "surrogateescape").strip()
-    if got.returncode == 0 and transport.transport_allowed(url) and not exact:
-        runner.ask_early(transport.advertisement(url), env=transport.remote_env())
+    if not exact:  # (a fetch by name needs no advertisement: the URL is collected by the sync itself)
+        got = url_question.finish()
+        url = got.stdout.decode("utf-8", "surrogateescape").strip()
+        if got.returncode == 0 and transport.transport_allowed(url):
+            runner.ask_early(transport.advertisement(url), env=transport.remote_env())
     stall = ("config", "--get", "hn.syncStallTimeout")
     if publishing:  # (read at the sync's start, before its ref writes would drop the answer)
         shared_early.ask_settings(runner, stall, git.publication_off_question(remote), remote)
