@@ -190,12 +190,14 @@ def _start_import_early(data: bytes) -> None:
 def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
     """Start what the sync of ``remote`` asks first on ``runner``: its URL, the accepted-ref
     listing and, for a selection of exact streams and a sync that publishes (``git hn sync``,
-    which fetches such a selection by name), the listing of the user's own streams; then, once
-    the URL is known and its transport allowed, the advertisement when the sync needs one (the
-    fetch hook's import always does; else nothing more: the sync reports it); then the stall
-    setting and the Git version when it is not remembered yet. The advertisement is the longest
-    of them and the sync waits for it first: it starts before the questions it does not need
-    yet, and before anything loads ``re`` or ``json``."""
+    which fetches such a selection by name), the listing of the user's own streams, in the same
+    process (``store.shared_early``); else, once the URL is known and its transport allowed,
+    the advertisement (the fetch hook's import always reads it; else nothing more: the sync
+    reports it); then the stall setting (with the publication setting, when the sync
+    publishes, in one process) and the Git version when it is not remembered yet. The
+    advertisement is the longest of them and the sync waits for it first: it starts before the
+    questions it does not need yet, and before anything loads ``re`` or ``json``. A sync by name
+    does not wait for the URL here (it needs no advertisement): the sync collects it."""
     from ..core.remotes import REMOTES_PREFIX
     from ..store import git, shared_early, transport
     from ..store.git import LOCAL_LISTING
@@ -205,11 +207,10 @@ def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
     # a sync fetches a selection of exact streams by name; the fetch hook's import reads the
     # advertisement in any case (``fetch_hook.run_reference_transaction``)
     exact = publishing and _selects_exact_streams(runner, remote)
-    if exact:  # and learns the user's own streams' names (``run._fetch_exact``): one listing of both
-        shared_early.ask_listings(runner, accepted, LOCAL_LISTING)
-    else:
+    if exact:  # and learns the user's own streams' names (``run._fetch_exact``): one listing of both;
+        shared_early.ask_listings(runner, accepted, LOCAL_LISTING)  # no advertisement (the sync
+    else:  # collects the URL itself)
         runner.ask_early(accepted)
-    if not exact:  # (a fetch by name needs no advertisement: the URL is collected by the sync itself)
         got = url_question.finish()
         url = got.stdout.decode("utf-8", "surrogateescape").strip()
         if got.returncode == 0 and transport.transport_allowed(url):
