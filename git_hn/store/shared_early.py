@@ -58,6 +58,9 @@ def _share(runner, combined: tuple, parts: dict, ok=(0,)) -> None:
     """Start ``combined`` early and leave, for each question of ``parts`` (args -> derive: the
     shared answer and the question's argv to the question's own answer, or None), its early
     answer. A shared process that ends with a status outside ``ok`` answers none of them."""
+    parts = {args: derive for args, derive in parts.items() if _early_key(args, None) not in runner._early}
+    if not parts:  # (each asked already: its own answer stands)
+        return
     started = runner.ask_early(combined)
     runner._early.pop(_early_key(combined, None), None)  # (only its parts collect it)
     for args, derive in parts.items():
