@@ -185,14 +185,15 @@ def installed(repo: Repo, tmp: str, full: bool = True, settled: bool | None = No
     return conn
 
 
-def catch_up(repo: Repo, wait: float = statedb.LOCK_WAIT) -> None:
+def catch_up(repo: Repo, wait: float = statedb.LOCK_WAIT, listing: list | None = None) -> None:
     """Bring the state to the current refs now (verifying only what it lacks), as the next read
     would: for a command that left it behind them (``Repo.state_behind``) and promises the index
-    fresh when it ends (a sync, §8.4 amendment). Best effort: a read does the same."""
+    fresh when it ends (a sync, §8.4 amendment). Best effort: a read does the same. ``listing``:
+    ``current``'s, when the caller listed the refs."""
     from .statedb import sqlite3
 
     try:
-        with current(repo, wait=wait):
+        with current(repo, listing, wait=wait):
             pass
     except (HnError, OSError, sqlite3.Error):
         pass  # (pending, unwritable, busy, invalid: each read says or mends it)

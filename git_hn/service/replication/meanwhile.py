@@ -1,6 +1,7 @@
 """What a sync does while its quarantine fetch runs (issue 11: the main thread only waits then,
-and one of the two cores is idle): the modules validation and promotion load, and the
-quarantine's object reader. Nothing here reads what the fetch brings.
+and one of the two cores is idle): the modules validation and promotion load, the
+quarantine's object reader, and a verified state that does not exist yet. Nothing here reads what
+the fetch brings.
 """
 
 from __future__ import annotations
@@ -49,4 +50,24 @@ def while_fetching(run, streams: int) -> None:
     except (OSError, HnError):
         pass  # (started when first asked, which reports what fails)
     prepare_validation(streams)
+    state_ahead(run.repo)
+
+
+def state_ahead(repo) -> None:
+    """The verified state brought to the refs while the fetch runs, when that verifies nothing:
+    no memory ref is listed (a fresh clone's first sync, whose state does not exist yet: creating
+    it cost ~9 ms after the fetch, on the sync's critical path). The state's lock is held only for
+    that moment, never across the network (the fetch goes on meanwhile; nothing waits on it), and
+    not waited for: busy, the state is brought up after the fetch, as before. Anything to verify
+    is left for then too (the fetch's watchdog and Git's progress wait while this runs). After the
+    fetch the import lists the refs again, under the acceptance lock, and finds the state current
+    unless a ref moved meanwhile (then it updates it, as before)."""
+    from ...store import stateview, streams
+
+    try:
+        listing = streams.list_sources(repo)
+    except (OSError, HnError):
+        return  # (said after the fetch, where it is read again)
+    if not listing:
+        stateview.catch_up(repo, wait=0, listing=listing)
 
