@@ -29,8 +29,12 @@ class Reader:
 
     @staticmethod
     def popen(git, mode: str) -> Child:  # started in the runner's directory and environment
+        # ``--batch-command`` buffers its answers until each ``flush`` (``_send`` ends every
+        # question list with one): without ``--buffer`` Git writes each answer with a system call
+        # of its own, and this side reads them as they trickle in (800 objects: 5.9 -> 4.9 ms)
+        extra = ["--buffer"] if mode == "--batch-command" else []
         try:
-            return popen(["git", "cat-file", mode], stdin=PIPE,
+            return popen(["git", "cat-file", mode, *extra], stdin=PIPE,
                          stdout=PIPE, stderr=DEVNULL,
                          cwd=git.cwd, env=git.env)
         except OSError as exc:
@@ -48,7 +52,7 @@ class Reader:
     def _send(self, names: list[str], info: bool = False) -> None:
         if self.mode == "--batch-command":
             verb = b"info " if info else b"contents "
-            data = b"".join(verb + object_name(n) for n in names)
+            data = b"".join(verb + object_name(n) for n in names) + b"flush\n"
         else:
             data = b"".join(object_name(n) for n in names)
         self.proc.stdin.write(data)

@@ -54,7 +54,7 @@ def test_the_quarantine_reader_starts_while_the_fetch_runs(tmp_path, monkeypatch
     starts = {e["sid"]: e for e in events if e["event"] == "start"}
     fetches = [e for e in events if e["event"] == "exit" and "fetch" in starts.get(e["sid"], {}).get("argv", [])
                and "/quarantine/" in " ".join(starts[e["sid"]]["argv"])]
-    readers = [e for e in starts.values() if e["argv"][-2:] == ["cat-file", "--batch-command"]
+    readers = [e for e in starts.values() if e["argv"][-3:] == ["cat-file", "--batch-command", "--buffer"]
                and "/quarantine/" in " ".join(e["argv"])]
     assert len(fetches) == 1 and len(readers) == 1, (fetches, readers)
     assert _when(readers[0]) < _when(fetches[0]) - 0.5  # (the pack took a second)
