@@ -44,7 +44,7 @@ def while_fetching(run, streams: int) -> None:
     """``Quarantine.fetch``'s ``meanwhile`` for the import ``run`` of ``streams`` streams: the
     quarantine's object reader is started, which measurement asks first (Git looks its packs up
     again for an object it does not find, so it reads the pack the fetch installs after it
-    started), and ``prepare_validation``."""
+    started), ``prepare_validation``, and ``state_ahead``."""
     try:
         run.q.git.start_early((), batch=True)
     except (OSError, HnError):
@@ -54,16 +54,20 @@ def while_fetching(run, streams: int) -> None:
 
 
 def state_ahead(repo) -> None:
-    """The verified state brought to the refs while the fetch runs, when that verifies nothing:
-    no memory ref is listed (a fresh clone's first sync, whose state does not exist yet: creating
-    it cost ~9 ms after the fetch, on the sync's critical path). The state's lock is held only for
+    """The verified state made while the fetch runs, when it does not exist and that verifies
+    nothing: no memory ref is listed (a fresh clone's first sync: creating the state cost ~9 ms
+    after the fetch, on the sync's critical path). The state's lock is held only for
     that moment, never across the network (the fetch goes on meanwhile; nothing waits on it), and
     not waited for: busy, the state is brought up after the fetch, as before. Anything to verify
     is left for then too (the fetch's watchdog and Git's progress wait while this runs). After the
     fetch the import lists the refs again, under the acceptance lock, and finds the state current
     unless a ref moved meanwhile (then it updates it, as before)."""
-    from ...store import stateview, streams
+    import os
 
+    from ...store import statedb, stateview, streams
+
+    if os.path.lexists(statedb.paths(repo)[1]):
+        return  # (a state to bring up, if any, is checked after the fetch: nothing is gained here)
     try:
         listing = streams.list_sources(repo)
     except (OSError, HnError):

@@ -1,0 +1,74 @@
+"""A fresh clone's first sync makes its verified state while its quarantine fetch runs, when it
+does not exist and that verifies nothing (no memory ref listed: ``meanwhile.state_ahead``, f127);
+a clone with memory refs of its own verifies nothing then, and lists its refs only after the fetch. Either
+way the sync promotes and every read answers from the state. Real repositories, a real remote
+(slowed by a ``uploadpack.packObjectsHook``, so that the order does not depend on timing), real
+Git processes seen in Git's own trace (``GIT_TRACE2_EVENT``)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+from helpers import git, hn, shared_remote
+
+from git_hn.store.git import MEMORY_LISTING
+
+
+def _record(repo, content: str) -> dict:
+    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "descendants", "--content", content)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def _when(event: dict) -> float:
+    return datetime.fromisoformat(event["time"].replace("Z", "+00:00")).timestamp()
+
+
+def _traced_sync(repo: Path, trace: Path, monkeypatch) -> tuple[list[float], float]:
+    """Sync ``repo`` with Git's trace on: (the start times of its memory ref listings, the end
+    time of its quarantine fetch)."""
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    r = hn(repo, "sync", "--json")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert r.code == 0, r.err
+    assert [o["status"] for o in json.loads(r.out)["outcomes"]] == ["promoted"], r.out
+    events = [json.loads(line) for name in sorted(trace.iterdir()) for line in name.read_text().splitlines()]
+    starts = {e["sid"]: e for e in events if e["event"] == "start"}
+    fetches = [e for e in events if e["event"] == "exit" and "fetch" in starts.get(e["sid"], {}).get("argv", [])
+               and "/quarantine/" in " ".join(starts[e["sid"]]["argv"])]
+    assert len(fetches) == 1, fetches
+    listings = [_when(e) for e in starts.values() if tuple(e["argv"][-len(MEMORY_LISTING):]) == MEMORY_LISTING]
+    return listings, _when(fetches[0])
+
+
+def test_a_first_sync_with_no_memory_ref_brings_its_state_up_while_the_fetch_runs(tmp_path, monkeypatch):
+    _remote, (alice, bob, carol) = shared_remote(tmp_path, "Alice", "Bob", "Carol")
+    mem = _record(alice, "alice decides")
+    assert hn(alice, "sync").code == 0
+    own = _record(carol, "carol decides first")  # (Carol has a memory ref of her own)
+    for repo in (bob, carol):
+        assert hn(repo, "replication", "select", "--memory", mem["stream"]).code == 0
+    hook = tmp_path / "slow-pack.sh"
+    hook.write_text("#!/bin/sh\nsleep 1\nexec \"$@\"\n")
+    hook.chmod(0o755)
+    git(tmp_path, "config", "--global", "uploadpack.packObjectsHook", str(hook))
+
+    # Bob lists no memory ref: his refs are listed (and his state made) during the fetch, and
+    # once more after it, under the acceptance lock
+    listings, fetched = _traced_sync(bob, tmp_path / "trace-bob", monkeypatch)
+    assert len(listings) == 2, listings
+    assert listings[0] < fetched - 0.5 < fetched < listings[1], (listings, fetched)  # (the pack took a second)
+
+    # Carol has a memory ref (and a state): nothing is listed, nor verified, before the fetch ends
+    listings, fetched = _traced_sync(carol, tmp_path / "trace-carol", monkeypatch)
+    assert listings and all(t > fetched for t in listings), (listings, fetched)
+
+    for repo in (bob, carol):
+        assert hn(repo, "memory", "show", mem["memoryId"]).code == 0
+    assert hn(carol, "memory", "show", own["memoryId"]).code == 0
+    r = hn(bob, "memory", "index", "verify")
+    assert r.code == 0, r.err
