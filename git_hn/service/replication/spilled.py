@@ -8,7 +8,8 @@ its lean memories took). So as each verifier batch is collected, its memories go
 anonymous temporary file (owner-only, already unlinked: nothing is left behind, whatever ends
 the process), and the outcomes hold them ``compact``: the same memories with an empty content,
 timestamp and signature. A transaction's state update takes its memories' signatures back
-(``full(signed=True)``: its chain rows) and writes its rows a part at a time, each part's
+(``full(signed=True)``: its chain rows; each batch's signatures follow it in the file, a record
+of their own, so this reads no memory whole) and writes its rows a part at a time, each part's
 memories read back whole (``store.insertion.loading``), from the file a batch at a time; every
 value is the one verification gave. Where no temporary file can be made or written (a full
 disk), what is not in it is held whole, as before.
@@ -47,8 +48,9 @@ class Spilled:
         self._file = tempfile.TemporaryFile(prefix="hn-memories-")
         self._end = 0
         self.failed = False  # a write failed (a full disk): what is collected from then on is held whole
-        # ref -> (offset, length, first and last sequence) of each batch
-        self._parts: dict[str, list[tuple[int, int, int, int]]] = {}
+        # ref -> (offset, length, the length of its signatures after it, first and last sequence)
+        # of each batch
+        self._parts: dict[str, list[tuple[int, int, int, int, int]]] = {}
         self.written = 0  # memories written (the tests' counter)
 
     def keep(self, ref: str, memories: list, commits: list = ()) -> list:
@@ -57,16 +59,20 @@ class Spilled:
         if not memories or self.failed:
             return memories
         data = pickle.dumps(memories, protocol=pickle.HIGHEST_PROTOCOL)
+        # the batch's signatures on their own as well (what the chain rows take back: reading
+        # them is not unpickling every memory a second time, ~170 ms of a 20,000-memory sync)
+        signatures = pickle.dumps([(m.memory_id, m.signature) for m in memories],
+                                  protocol=pickle.HIGHEST_PROTOCOL)
         try:
             self._file.seek(self._end)
-            self._file.write(data)
+            self._file.write(data + signatures)  # (one write: one batch, as a full disk fails it)
             self._file.flush()
         except OSError:
             self.failed = True
             return memories
         seqs = [m.envelope.sequence for m in memories]
-        self._parts.setdefault(ref, []).append((self._end, len(data), min(seqs), max(seqs)))
-        self._end += len(data)
+        self._parts.setdefault(ref, []).append((self._end, len(data), len(signatures), min(seqs), max(seqs)))
+        self._end += len(data) + len(signatures)
         self.written += len(memories)
         if len(commits) != len(memories):
             commits = [""] * len(memories)
@@ -81,17 +87,23 @@ class Spilled:
         seqs = [m.envelope.sequence for m in memories if m.memory_id in wanted]
         low, high = min(seqs), max(seqs)
         found: dict[str, VerifiedMemory] = {}
-        for offset, length, first, last in self._parts.get(ref, ()):
+        signatures: dict[str, str] = {}
+        for offset, length, signed_length, first, last in self._parts.get(ref, ()):
             if last < low or first > high:
+                continue
+            if signed:
+                self._file.seek(offset + length)
+                signatures.update(pair for pair in pickle.loads(self._file.read(signed_length))
+                                  if pair[0] in wanted)
                 continue
             self._file.seek(offset)
             for m in pickle.loads(self._file.read(length)):
                 if m.memory_id in wanted:
                     found[m.memory_id] = m
-        if len(found) != len(wanted):
+        if len(signatures if signed else found) != len(wanted):
             raise OSError("an imported memory is missing from its temporary file")
         if signed:
-            return [m._replace(signature=found[m.memory_id].signature) if m.memory_id in wanted else m
+            return [m._replace(signature=signatures[m.memory_id]) if m.memory_id in wanted else m
                     for m in memories]
         return [found[m.memory_id] if m.memory_id in wanted else m for m in memories]
 
