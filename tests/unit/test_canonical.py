@@ -186,6 +186,31 @@ def test_replication_state_files_are_the_same_bytes_with_either_encoder():
     assert canonical.indented({**doc, "acceptedObjects": []}) == canonical.indented_large({**doc, "acceptedObjects": []})
 
 
+def test_receipts_and_anchors_join_their_object_ids_into_the_encoders_bytes():
+    """Below ``LARGE_DOCUMENT`` IDs a receipt's and an anchor's arrays of object IDs are joined as
+    text after the rest is encoded (f126): the bytes are the encoder's for the whole document,
+    with empty arrays, no outcomes or promotions, and values that are not IDs (escaped)."""
+    from git_hn.core import canonical
+    from git_hn.store import replication as r
+
+    ids = [f"{i:040x}" for i in range(r.LARGE_DOCUMENT + 3)]
+    outcomes = [{"kind": "memory", "id": "sha256:" + "b" * 64, "status": "promoted", "diagnostic": "<&> \u00e9"}]
+    promotions = [{"ref": "refs/hn/remotes/origin/memory/x/y", "newOid": "c" * 40}]
+    for pending, accepted in [([], []), (ids[:1], []), ([], ids[:2]), (ids[:3], ids[:9]), (ids[:2], ids),
+                              (["a<b", "c"], ["\u00e9"]), (ids[:2], ["x\u2028"]), (ids[:7], [""])]:
+        for outs, proms in [([], []), (None, promotions), (outcomes, promotions)]:
+            doc = {"version": 2, "id": "txn-" + "a" * 24, "remote": "origin", "state": "validated",
+                   "outcomes": outs or None}
+            if proms:
+                doc["promotions"] = proms
+            doc = {**doc, "pendingObjects": pending, "acceptedObjects": accepted}
+            want = canonical.indented(doc)
+            assert r.receipt_bytes("txn-" + "a" * 24, "origin", "validated", outs, proms, pending, accepted) == want
+        anchor = {"version": 1, "id": "txn-" + "a" * 24, "remote": "origin", "pendingObjects": pending}
+        assert r._with_ids({k: v for k, v in anchor.items() if k != "pendingObjects"},
+                           {"pendingObjects": pending}) == canonical.indented(anchor)
+
+
 def test_receipts_under_the_threshold_are_read_without_importing_orjson():
     """The first command after a sync reads its receipt: below ``OWN_PARSE_FROM`` bytes the strict
     parser reads it (faster than orjson's import), from it the orjson path; both give the same
