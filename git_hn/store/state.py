@@ -23,6 +23,8 @@ and the state keeps its previous (still consistent) tips.
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from ..core import canonical, search
 from ..core.chain import VerifiedMemory, check_link
 from ..core.gostr import token_sequence
@@ -370,7 +372,10 @@ def check_agreement(conn, changes: list[Change]) -> None:
     for ch in changes:
         key = (ch.source.actor, ch.source.stream)
         low[key] = min(low.get(key, ch.base_seq), ch.base_seq)
-    for (actor, stream), above in low.items():
+    # (only a stream more than one chain holds can disagree: many streams ask that of the table at once)
+    shared = low if len(low) <= SCOPE_QUERIES else set(conn.execute(
+        "SELECT actor, stream FROM sources GROUP BY actor, stream HAVING count(*) > 1"))
+    for (actor, stream), above in [(key, above) for key, above in low.items() if key in shared]:
         group = conn.execute("SELECT sid, length FROM sources WHERE actor = ? AND stream = ? "
                              "ORDER BY length DESC, ref", (actor, stream)).fetchall()
         longest = group[0][0]
@@ -437,8 +442,8 @@ def insert_memories(conn, mems: list[VerifiedMemory]) -> Totals:
             akeys[key] = akey
         rows.append(cols[:8] + (akey,) + cols[8:])
         refs += [(m.memory_id, typ, ref) for typ, ref in evrefs]
-    rows.sort(key=_first)
-    texts.sort(key=_first)
+    rows.sort(key=itemgetter(0))
+    texts.sort(key=itemgetter(0))
     refs.sort()
     insert_many(conn, "rows", marks(17), rows)
     insert_many(conn, "texts", marks(3), texts)
@@ -471,10 +476,6 @@ def insert_many(conn, table: str, placeholders: str, rows: list, verb: str = "IN
     conn.executemany(f"{verb} INTO {table} VALUES ({placeholders})", rows)
     for _name, sql in indexes:
         conn.execute(sql)
-
-
-def _first(item: tuple):
-    return item[0]
 
 
 def row_columns(m: VerifiedMemory):

@@ -7,6 +7,8 @@ import os
 import pty
 import subprocess
 
+import pytest
+
 from helpers import git, hn, refs_snapshot
 from independent import Writer
 
@@ -47,7 +49,12 @@ def test_append_continues_a_longer_accepted_chain(inited):
     assert git(inited, "rev-parse", f"{ref}^") == head
 
 
-def test_divergent_chains_fail_closed(inited, tmp_path):
+@pytest.mark.parametrize("scope", ["each", "table"])
+def test_divergent_chains_fail_closed(inited, tmp_path, monkeypatch, scope):
+    """(``table``: the state's agreement check asks the whole table which streams more than one
+    chain holds, as it does for a change of more than ``SCOPE_QUERIES`` streams, f126.)"""
+    if scope == "table":
+        monkeypatch.setattr("git_hn.store.state.SCOPE_QUERIES", 0)
     mid = _record(inited, "one")
     ref = git(inited, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
     actor, hexs = ref.split("/")[3:5]
