@@ -467,7 +467,7 @@ def insert_many(conn, table: str, placeholders: str, rows: list, verb: str = "IN
     if not rows:
         return
     indexes = []
-    bulk_from = BULK_ROWS if bulk_from is None else bulk_from
+    bulk_from = (insertion.parted() or BULK_ROWS) if bulk_from is None else bulk_from
     if len(rows) >= bulk_from and len(rows) >= conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
         indexes = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
                                "AND sql IS NOT NULL ORDER BY name", (table,)).fetchall()
