@@ -209,6 +209,11 @@ def test_receipts_and_anchors_join_their_object_ids_into_the_encoders_bytes():
         anchor = {"version": 1, "id": "txn-" + "a" * 24, "remote": "origin", "pendingObjects": pending}
         assert r._with_ids({k: v for k, v in anchor.items() if k != "pendingObjects"},
                            {"pendingObjects": pending}) == canonical.indented(anchor)
+    # an element's bytes in the plan: orjson's once it is loaded, the same (a value it refuses: the encoder's)
+    canonical.load_fast_codec()
+    for value in (*outcomes, *promotions, {"kind": "memory", "id": "x", "measurements": {"n": 1 << 70}}):
+        text = canonical.indented(value)
+        assert r.element_bytes(value) == len(text) + 4 * text.count(b"\n") + 1
 
 
 def test_receipts_under_the_threshold_are_read_without_importing_orjson():
