@@ -26,6 +26,9 @@ import pickle
 from ...core.chain import VerifiedMemory
 
 
+SIGNED = 40  # the bit from which a batch's recorded length is its signatures' (``Spilled._parts``)
+
+
 def compact(m: VerifiedMemory, commit: str = "") -> VerifiedMemory:
     """``m`` without its content, timestamp and signature (what classification, the plan and
     the receipts never read); its commit ID the string ``commit`` when that is equal (the walk's,
@@ -49,9 +52,9 @@ class Spilled:
         self._file = tempfile.TemporaryFile(prefix="hn-memories-")
         self._end = 0
         self.failed = False  # a write failed (a full disk): what is collected from then on is held whole
-        # ref -> (offset, length, the length of its signatures after it, first and last sequence)
-        # of each batch
-        self._parts: dict[str, list[tuple[int, int, int, int, int]]] = {}
+        # ref -> (offset, length, first and last sequence) of each batch; its length's bits from
+        # SIGNED are those of the record of its signatures after it (one int: nothing more held)
+        self._parts: dict[str, list[tuple[int, int, int, int]]] = {}
         self.written = 0  # memories written (the tests' counter)
 
     def keep(self, ref: str, memories: list, commits: list = ()) -> list:
@@ -72,7 +75,8 @@ class Spilled:
             self.failed = True
             return memories
         seqs = [m.envelope.sequence for m in memories]
-        self._parts.setdefault(ref, []).append((self._end, len(data), len(signatures), min(seqs), max(seqs)))
+        sized = len(data) | len(signatures) << SIGNED
+        self._parts.setdefault(ref, []).append((self._end, sized, min(seqs), max(seqs)))
         self._end += len(data) + len(signatures)
         self.written += len(memories)
         if len(commits) != len(memories):
@@ -89,11 +93,12 @@ class Spilled:
         low, high = min(seqs), max(seqs)
         found: dict[str, VerifiedMemory] = {}
         signatures: dict[str, str] = {}
-        for offset, length, signed_length, first, last in self._parts.get(ref, ()):
+        for offset, sized, first, last in self._parts.get(ref, ()):
             if last < low or first > high:
                 continue
+            length = sized & (1 << SIGNED) - 1
             if signed:
-                signatures.update(pair for pair in pickle.loads(self._read(offset + length, signed_length))
+                signatures.update(pair for pair in pickle.loads(self._read(offset + length, sized >> SIGNED))
                                   if pair[0] in wanted)
                 continue
             for m in pickle.loads(self._read(offset, length)):
@@ -118,8 +123,8 @@ class Spilled:
         for ref, some in by_ref.items():
             seqs = [m.envelope.sequence for m in some]
             low, high, ids = min(seqs), max(seqs), {m.memory_id for m in some}
-            spans += [(offset, length, ids) for offset, length, _signed, first, last in self._parts.get(ref, ())
-                      if first <= high and last >= low]
+            spans += [(offset, sized & (1 << SIGNED) - 1, ids)
+                      for offset, sized, first, last in self._parts.get(ref, ()) if first <= high and last >= low]
         spans.sort(key=lambda span: span[0])
         found = {}
         for offset, length, ids in spans:
