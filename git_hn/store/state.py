@@ -372,8 +372,9 @@ def check_agreement(conn, changes: list[Change]) -> None:
     for ch in changes:
         key = (ch.source.actor, ch.source.stream)
         low[key] = min(low.get(key, ch.base_seq), ch.base_seq)
-    # (only a stream more than one chain holds can disagree: many streams ask that of the table at once)
-    shared = low if len(low) <= SCOPE_QUERIES else set(conn.execute(
+    # (only a stream more than one chain holds can disagree: many, an eighth of the table, ask it at once)
+    many = len(low) > SCOPE_QUERIES and 8 * len(low) >= conn.execute("SELECT max(sid) FROM sources").fetchone()[0]
+    shared = low if not many else set(conn.execute(
         "SELECT actor, stream FROM sources GROUP BY actor, stream HAVING count(*) > 1"))
     for (actor, stream), above in [(key, above) for key, above in low.items() if key in shared]:
         group = conn.execute("SELECT sid, length FROM sources WHERE actor = ? AND stream = ? "
