@@ -6,7 +6,7 @@ memories) held ~60 MiB of them at once. ``insert_in_parts`` gives it ``PART`` me
 in the order it is given them (so each anchor key is numbered as one call numbers it), inside
 the caller's transaction. An insert large enough to rebuild a table's indexes
 (``state.insert_many``) rebuilds them once, around all the parts, as one call would have. The
-rows written are the same.
+rows written are the same. ``insert_rows`` writes a table's rows many to a statement.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from ..core.grammar import utc_of_valid
 from ..core.projection import LIFECYCLE_RANK, Node, graph_of
 from ..core.tuples import NamedTuple
 from ..errors import ValidationError
-from . import insertion, progress, statedb, streams, suffix_walk, verify
+from . import insertion, progress, statedb, streams, suffix_walk, touched, verify
 from .repo import Repo
 
 CHUNK = 900  # bound parameters per SQL statement (SQLite's historic limit is 999)
@@ -389,8 +389,8 @@ def check_agreement(conn, changes: list[Change]) -> None:
 
 def _memories(conn, new_mems: dict[str, VerifiedMemory], gone_ids: set[str]) -> None:
     """Bring ``memories`` (and what derives from them) to the chains as they now are."""
-    existing = set()
-    for part in chunks(new_mems):
+    existing = set()  # (none in an empty table: a first sync's 20,000 IDs were 23 statements, ~12 ms)
+    for part in chunks(new_mems if conn.execute("SELECT 1 FROM memories LIMIT 1").fetchone() else ()):
         existing.update(r[0] for r in conn.execute(
             f"SELECT id FROM memories WHERE id IN ({marks(len(part))})", part))
     added = {mid: m for mid, m in new_mems.items() if mid not in existing}
@@ -521,16 +521,13 @@ def derive(conn, added: dict[str, VerifiedMemory], removed: dict[str, str], all_
     affected = {mid for mid, m in added.items() if m.envelope.operation == "supersede"}
     affected |= {m.envelope.target for m in added.values() if m.envelope.target}
     affected |= {t for t in removed.values() if t}
-    for part in chunks(delta):
-        for mid, target in conn.execute(targeting_sql(len(part), "id, target"), part):
-            affected.add(mid)
-            affected.add(target)
+    for mid, target in touched.targeting(conn, delta, targeting_sql):
+        affected.add(mid)
+        affected.add(target)
     # likewise FRESH_EVIDENCE ("") for a new row without ``memory:`` evidence, unless it is cited
     cites = {mid for mid, m in added.items() if m.envelope.operation in ROW_OPS and m.envelope.record is not None
              and any(e.startswith("memory:") for e in m.envelope.record.evidence or ())}
-    for part in chunks(delta):
-        cites.update(r[0] for r in conn.execute(
-            f"SELECT owner FROM evref WHERE type = 'memory' AND ref IN ({marks(len(part))})", part))
+    cites.update(touched.citing(conn, delta))
     update_lifecycles(conn, affected, fresh=added)
     update_evidence(conn, cites, fresh=added)
 

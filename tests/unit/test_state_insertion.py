@@ -1,5 +1,5 @@
-"""How the state's rows are written: the faster way gives the same tables as the plain one
-(issue 11, f130)."""
+"""How the state's rows are written and what a change touches is asked: the faster ways give the
+same tables and the same answers as the plain ones (issue 11, f130)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from git_hn.store import insertion, statedb
+from git_hn.store import insertion, state, statedb, touched
 
 
 def _db():
@@ -54,3 +54,38 @@ def test_multi_row_statements_ignore_each_duplicate_as_its_own():
         insertion.insert_rows(c, "INSERT INTO texts", "?, ?, ?", _rows(700) + _rows(1))
     c.execute("ROLLBACK")
     assert c.execute("SELECT count(*) FROM texts").fetchone() == (0,)
+
+
+def _graph(c, n: int) -> set:
+    """``n`` memories, every third targeting an earlier one, every fifth citing one (``memory:``)
+    and every seventh an event; returns their IDs."""
+    ids = [f"id{i:05d}" for i in range(n)]
+    c.executemany("INSERT INTO memories VALUES (?, 'c', 'a', 's', 1, ?, ?, 't')",
+                  [(mid, "supersede" if i % 3 == 1 else "record", ids[i // 2] if i % 3 == 1 else "")
+                   for i, mid in enumerate(ids)])
+    c.executemany("INSERT INTO evref VALUES (?, ?, ?)",
+                  [(mid, "memory", ids[(i * 13) % n]) for i, mid in enumerate(ids) if i % 5 == 0]
+                  + [(mid, "event", ids[i // 3]) for i, mid in enumerate(ids) if i % 7 == 0])
+    return set(ids)
+
+
+@pytest.mark.parametrize("asked", [range(0, 10), range(0, 300, 2), range(0, 300)])
+def test_a_pass_over_an_index_finds_what_the_probes_find(monkeypatch, asked):
+    """``touched.targeting`` and ``touched.citing`` by one pass over the index (more IDs than a
+    statement holds and no fewer than the index's entries) and by probes ``CHUNK`` at a time
+    give the same pairs; which way ran is seen in the statements."""
+    c = _db()
+    ids = sorted(_graph(c, 300))
+    want = {ids[i] for i in asked}
+    statements: list[str] = []
+    c.set_trace_callback(statements.append)
+    monkeypatch.setattr(touched, "CHUNK", 1000)  # probes
+    probed = (sorted(touched.targeting(c, want, state.targeting_sql)), sorted(touched.citing(c, want)))
+    assert not any("count(*)" in s for s in statements)
+    monkeypatch.setattr(touched, "CHUNK", 4)  # a pass, if the index holds no more entries than ``want``
+    statements.clear()
+    passed = (sorted(touched.targeting(c, want, state.targeting_sql)), sorted(touched.citing(c, want)))
+    assert passed == probed
+    assert probed[0] and probed[1]
+    passes = [s for s in statements if s.startswith(("SELECT id, target", "SELECT owner")) and " IN (" not in s]
+    assert len(passes) == (2 if len(want) >= 100 else 0)  # (the index holds 100 and 60 entries)
