@@ -354,9 +354,9 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
     as ``verify_commits`` words it). Signatures of all refs share the verifier's workers.
     ``read`` holds objects already read (``stage_commits``); ``progress(done, total)`` is told
     after each batch. With ``lean`` (an import's validation) the memories are ``lean_memories`` ones and
-    the commits and blobs taken from ``read`` leave it. ``keep(ref, memories, commits)``, when
-    given, is handed each batch's verified memories of a ref (and the commit IDs walked for them)
-    as they are collected and returns what is held of them (``replication.spilled``: a large
+    the commits and blobs taken from ``read`` leave it. ``keep(batch)``, when given, is
+    handed each batch's verified memories as they are collected, a ``(ref, memories, commit IDs
+    walked for them)`` for each ref, and returns what is held of each (``replication.spilled``: a large
     import holds them compact).
 
     Worker processes' batches are collected at most ``WINDOW`` batches behind the one being
@@ -376,6 +376,7 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
         nonlocal done
         results = iter(Verifier.results(ticket))
         pos = iter(staged)
+        kept: list = []  # (the ref's list in ``out``, what ``keep`` is given for it)
         for ref, commits in batch:  # a ref split across batches goes on where it stopped
             got = out.setdefault(ref, [])
             failed = got if isinstance(got, ValidationError) else None
@@ -397,8 +398,14 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
                 out[ref] = failed
             else:
                 held = memories if decoded or not lean else lean_memories(memories)
-                got += held if keep is None else keep(ref, held, [c for c, _t in commits])
+                if keep is None:
+                    got += held
+                else:
+                    kept.append((got, (ref, held, [c for c, _t in commits])))
             done += len(commits)
+        if kept:  # (one call a batch: ``keep`` writes the batch at once)
+            for (got, _k), held in zip(kept, keep([k for _g, k in kept])):
+                got += held
         if progress is not None:
             progress(done, total)
 
