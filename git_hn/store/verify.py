@@ -372,11 +372,16 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
     tickets: list = []
     done = 0
 
+    def give(kept: list) -> None:
+        for (got, _k), held in zip(kept, keep([k for _g, k in kept])):
+            got += held
+
     def collect(batch, staged, decoded, ticket) -> None:
         nonlocal done
         results = iter(Verifier.results(ticket))
         pos = iter(staged)
         kept: list = []  # (the ref's list in ``out``, what ``keep`` is given for it)
+        waiting = 0  # memories in ``kept``
         for ref, commits in batch:  # a ref split across batches goes on where it stopped
             got = out.setdefault(ref, [])
             failed = got if isinstance(got, ValidationError) else None
@@ -402,10 +407,13 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
                     got += held
                 else:
                     kept.append((got, (ref, held, [c for c, _t in commits])))
+                    waiting += len(held)
+                    if waiting >= KEEP_EVERY:
+                        give(kept)
+                        kept, waiting = [], 0
             done += len(commits)
-        if kept:  # (one call a batch: ``keep`` writes the batch at once)
-            for (got, _k), held in zip(kept, keep([k for _g, k in kept])):
-                got += held
+        if kept:
+            give(kept)
         if progress is not None:
             progress(done, total)
 
@@ -446,6 +454,10 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
     return out
 
 
+# memories handed to ``keep`` at once, about (``verify_many``): one write and flush of its file for
+# many streams' memories (not one each), while the whole memories waiting for it stay few (a
+# verifier batch's 2,048 at once would hold ~5 MiB more of them, beside their compact copies)
+KEEP_EVERY = 256
 WINDOW = 4  # batches submitted to worker processes and not collected yet, at most (``verify_many``)
 
 

@@ -359,3 +359,54 @@ def test_the_objects_each_transaction_accepted_are_not_gathered_unless_an_anchor
     assert len(seen) >= 2 and [len(s) for s in seen] == list(range(1, len(seen) + 1)), seen
     assert all(s[:-1] == t for s, t in zip(seen[1:], seen))
     _converged(remote, b, 120)
+
+
+def test_a_verifier_batch_is_kept_in_groups_of_about_keep_every_memories(tmp_path, monkeypatch):
+    """Validation hands the temporary file a verifier batch's memories a group of streams at a
+    time (``verify.KEEP_EVERY`` memories or a little more: one write and flush each, not one per
+    stream, and few whole memories waiting), every memory once, in chain order; all are held
+    compact and the sync ends converged (f129)."""
+    from git_hn.service.replication import run as runmod
+    from git_hn.service.replication import spilled
+    from git_hn.store import verify
+
+    remote, b = _remote(tmp_path, 2, 3, 20)  # 120 memories, 6 streams
+    assert hn(b, "memory", "recall", "--include-untrusted", "--json").code == 0
+    monkeypatch.setattr(runmod, "SPILL_FROM", 1)
+    monkeypatch.setattr(verify, "FIRST_BATCH", 16)
+    monkeypatch.setattr(verify, "KEEP_EVERY", 25)
+    init = verify.Verifier.__init__
+
+    def processes(self, expected):  # (as a large import has them)
+        init(self, expected)
+        self.kind = "processes"
+
+    monkeypatch.setattr(verify.Verifier, "__init__", processes)
+    calls = []
+    real_keep = spilled.Spilled.keep
+
+    def keep(self, batch):
+        calls.append([(ref, [m.envelope.sequence for m in mems]) for ref, mems, _c in batch])
+        return real_keep(self, batch)
+
+    monkeypatch.setattr(spilled.Spilled, "keep", keep)
+    held = []
+    real = runmod.Import.classify
+
+    def classify(self, wanted, targets=None):
+        held.append([spilled.is_compact(m) for o in wanted for m in o.memories])
+        return real(self, wanted, targets)
+
+    monkeypatch.setattr(runmod.Import, "classify", classify)
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    assert held == [[True] * 120]
+    sizes = [sum(len(seqs) for _r, seqs in call) for call in calls]
+    assert sum(sizes) == 120 and len(calls) > 4  # (batches of 16, 32, 64, 8: 4 without groups)
+    assert all(size < 25 + 20 for size in sizes) and sum(size >= 25 for size in sizes) >= 2, sizes
+    by_ref: dict = {}
+    for call in calls:
+        for ref, seqs in call:
+            by_ref.setdefault(ref, []).extend(seqs)
+    assert len(by_ref) == 6 and all(seqs == list(range(1, 21)) for seqs in by_ref.values())
+    _converged(remote, b, 120)

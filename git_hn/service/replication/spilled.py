@@ -67,10 +67,11 @@ class Spilled:
         self.written = 0  # memories written (the tests' counter)
 
     def keep(self, batch: list) -> list:
-        """Write each ``(ref, memories, commits)`` of ``batch`` (a verifier batch's memories of
-        ``ref``, in chain order, walked as ``commits``) whole; return each one's memories
-        compact, or whole when its write failed (nothing is held compact that the file does
-        not hold). One seek and one flush a batch: 10,000 streams' batches were 10,000 of each."""
+        """Write each ``(ref, memories, commits)`` of ``batch`` (some streams' memories of a
+        verifier batch: ``ref``'s, in chain order, walked as ``commits``) whole; return each
+        one's memories compact, or whole when its write failed (nothing is held compact that
+        the file does not hold). One seek and one flush a call (``verify.KEEP_EVERY``): one of
+        each per stream was 10,000 of each at 10,000 streams."""
         if self.failed:
             return [memories for _r, memories, _c in batch]
         dumps, protocol = pickle.dumps, pickle.HIGHEST_PROTOCOL
