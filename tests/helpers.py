@@ -382,3 +382,27 @@ def read_only(directory: Path):
         if immutable:
             subprocess.run(["chattr", "-i", str(directory)], capture_output=True)
         directory.chmod(mode)
+
+
+def traced_sync(repo, trace: Path, monkeypatch) -> tuple[dict, list[dict]]:
+    """``git hn sync --json`` in ``repo`` with Git's trace2 events written under ``trace`` (made
+    here), asserted to have promoted its one selected stream: (the start event of every Git
+    process, by session ID; the exit events of its quarantine fetches)."""
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    r = hn(repo, "sync", "--json")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert r.code == 0, r.err
+    assert [o["status"] for o in json.loads(r.out)["outcomes"]] == ["promoted"], r.out
+    events = [json.loads(line) for name in sorted(trace.iterdir()) for line in name.read_text().splitlines()]
+    starts = {e["sid"]: e for e in events if e["event"] == "start"}
+    fetches = [e for e in events if e["event"] == "exit" and "fetch" in starts.get(e["sid"], {}).get("argv", [])
+               and "/quarantine/" in " ".join(starts[e["sid"]]["argv"])]
+    return starts, fetches
+
+
+def trace2_when(event: dict) -> float:
+    """The time of a trace2 event, in seconds since the epoch."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(event["time"].replace("Z", "+00:00")).timestamp()

@@ -9,10 +9,9 @@ order must not depend on timing), real Git processes seen in Git's own trace
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 
-from helpers import git, git_processes, hn, shared_remote
+from helpers import git, git_processes, hn, shared_remote, trace2_when, traced_sync
 
 
 def _record(repo, content: str) -> dict:
@@ -20,14 +19,6 @@ def _record(repo, content: str) -> dict:
            "descendants", "--content", content)
     assert r.code == 0, r.err
     return r.json()
-
-
-def _events(trace: Path) -> list[dict]:
-    return [json.loads(line) for name in sorted(trace.iterdir()) for line in name.read_text().splitlines()]
-
-
-def _when(event: dict) -> float:
-    return datetime.fromisoformat(event["time"].replace("Z", "+00:00")).timestamp()
 
 
 def test_the_quarantine_reader_starts_while_the_fetch_runs(tmp_path, monkeypatch):
@@ -43,21 +34,11 @@ def test_the_quarantine_reader_starts_while_the_fetch_runs(tmp_path, monkeypatch
     hook.write_text("#!/bin/sh\nsleep 1\nexec \"$@\"\n")
     hook.chmod(0o755)
     git(tmp_path, "config", "--global", "uploadpack.packObjectsHook", str(hook))
-    trace = tmp_path / "trace2"
-    trace.mkdir()
-    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
-    r = hn(bob, "sync", "--json")
-    monkeypatch.delenv("GIT_TRACE2_EVENT")
-    assert r.code == 0, r.err
-    assert [o["status"] for o in json.loads(r.out)["outcomes"]] == ["promoted"], r.out
-    events = _events(trace)
-    starts = {e["sid"]: e for e in events if e["event"] == "start"}
-    fetches = [e for e in events if e["event"] == "exit" and "fetch" in starts.get(e["sid"], {}).get("argv", [])
-               and "/quarantine/" in " ".join(starts[e["sid"]]["argv"])]
+    starts, fetches = traced_sync(bob, tmp_path / "trace2", monkeypatch)
     readers = [e for e in starts.values() if e["argv"][-3:] == ["cat-file", "--batch-command", "--buffer"]
                and "/quarantine/" in " ".join(e["argv"])]
     assert len(fetches) == 1 and len(readers) == 1, (fetches, readers)
-    assert _when(readers[0]) < _when(fetches[0]) - 0.5  # (the pack took a second)
+    assert trace2_when(readers[0]) < trace2_when(fetches[0]) - 0.5  # (the pack took a second)
     assert hn(bob, "memory", "show", mem["memoryId"]).code == 0
 
 

@@ -7,11 +7,9 @@ Git processes seen in Git's own trace (``GIT_TRACE2_EVENT``)."""
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from pathlib import Path
 
-from helpers import git, hn, shared_remote
+from helpers import git, hn, shared_remote, trace2_when, traced_sync
 
 from git_hn.store.git import MEMORY_LISTING
 
@@ -23,26 +21,13 @@ def _record(repo, content: str) -> dict:
     return r.json()
 
 
-def _when(event: dict) -> float:
-    return datetime.fromisoformat(event["time"].replace("Z", "+00:00")).timestamp()
-
-
 def _traced_sync(repo: Path, trace: Path, monkeypatch) -> tuple[list[float], float]:
     """Sync ``repo`` with Git's trace on: (the start times of its memory ref listings, the end
     time of its quarantine fetch)."""
-    trace.mkdir()
-    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
-    r = hn(repo, "sync", "--json")
-    monkeypatch.delenv("GIT_TRACE2_EVENT")
-    assert r.code == 0, r.err
-    assert [o["status"] for o in json.loads(r.out)["outcomes"]] == ["promoted"], r.out
-    events = [json.loads(line) for name in sorted(trace.iterdir()) for line in name.read_text().splitlines()]
-    starts = {e["sid"]: e for e in events if e["event"] == "start"}
-    fetches = [e for e in events if e["event"] == "exit" and "fetch" in starts.get(e["sid"], {}).get("argv", [])
-               and "/quarantine/" in " ".join(starts[e["sid"]]["argv"])]
+    starts, fetches = traced_sync(repo, trace, monkeypatch)
     assert len(fetches) == 1, fetches
-    listings = [_when(e) for e in starts.values() if tuple(e["argv"][-len(MEMORY_LISTING):]) == MEMORY_LISTING]
-    return listings, _when(fetches[0])
+    listings = [trace2_when(e) for e in starts.values() if tuple(e["argv"][-len(MEMORY_LISTING):]) == MEMORY_LISTING]
+    return listings, trace2_when(fetches[0])
 
 
 def test_a_first_sync_with_no_memory_ref_brings_its_state_up_while_the_fetch_runs(tmp_path, monkeypatch):
