@@ -8,7 +8,6 @@ order must not depend on timing), real Git processes seen in Git's own trace
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from helpers import git, git_processes, hn, shared_remote, trace2_when, traced_sync
@@ -71,12 +70,7 @@ def test_the_tracking_ref_check_is_asked_while_the_completion_receipt_is_written
             _record(alice, "alice decides again")
             assert hn(alice, "sync").code == 0
         trace = tmp_path / f"trace2-{round_}"
-        trace.mkdir()
-        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
-        r = hn(bob, "sync", "--json")
-        monkeypatch.delenv("GIT_TRACE2_EVENT")
-        assert r.code == 0, r.err
-        assert [o["status"] for o in json.loads(r.out)["outcomes"]] == ["promoted"], r.out
+        traced_sync(bob, trace, monkeypatch)
         assert asked == [sorted(expected)], asked
         runs = [tuple(a) for a in git_processes(trace)]
         assert runs.count(listing) == 1 and runs.count(url) == (1 if round_ == 0 else 0), runs
