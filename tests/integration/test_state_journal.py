@@ -11,8 +11,8 @@ import os
 
 from helpers import git, hn
 
-from test_receipt_bound import BOUND, _converged, _heads, _remote
-from test_sync_lean_batches import _receipts_without_ids, _state_rows
+from test_receipt_bound import _converged, _heads, _remote
+from test_sync_lean_batches import _receipts_without_ids, _state_rows, _two_clones
 
 
 def _modes(monkeypatch) -> list:
@@ -35,12 +35,7 @@ def _side_files(b) -> list:
 
 
 def test_a_large_promotion_journals_on_disk_and_ends_as_one_journalled_in_memory(tmp_path, monkeypatch):
-    remote, one = _remote(tmp_path, 2, 3, 20)  # 120 memories, 6 streams
-    two = tmp_path / "two"
-    git(tmp_path, "clone", "-q", f"file://{remote}", str(two))
-    assert hn(two, "init", "--name", "B").code == 0
-    assert hn(two, "replication", "select", "--all").code == 0
-    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)  # several transactions
+    remote, one, two = _two_clones(tmp_path, monkeypatch)  # 120 memories, 6 streams, several transactions
     modes = _modes(monkeypatch)
     r = hn(one, "sync")  # (the threshold as shipped: a few dozen memories journal in memory)
     assert r.code == 0, r.err

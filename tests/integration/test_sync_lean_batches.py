@@ -45,15 +45,23 @@ def _receipts_without_ids(b) -> list:
     return sorted(out)
 
 
-def test_a_sync_in_tiny_lean_batches_ends_as_one_in_a_single_batch(tmp_path, monkeypatch):
-    from git_hn.store import verify
-
-    remote, one = _remote(tmp_path, 2, 3, 20)  # 120 memories, 6 streams
+def _two_clones(tmp_path, monkeypatch):
+    """A remote of 120 memories in 6 streams, the clone that wrote them (``one``) and a second
+    clone (``two``) with an identity and every stream selected; the receipt bound a quarter of
+    the tests' ``BOUND``, so that a sync of them all promotes in several transactions."""
+    remote, one = _remote(tmp_path, 2, 3, 20)
     two = tmp_path / "two"
     git(tmp_path, "clone", "-q", f"file://{remote}", str(two))
     assert hn(two, "init", "--name", "B").code == 0
     assert hn(two, "replication", "select", "--all").code == 0
-    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)  # several transactions
+    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)
+    return remote, one, two
+
+
+def test_a_sync_in_tiny_lean_batches_ends_as_one_in_a_single_batch(tmp_path, monkeypatch):
+    from git_hn.store import verify
+
+    remote, one, two = _two_clones(tmp_path, monkeypatch)  # 120 memories, 6 streams, several transactions
     init = verify.Verifier.__init__
 
     def processes(self, expected):
@@ -123,12 +131,7 @@ def test_a_large_import_holds_its_memories_compact_and_ends_as_one_that_held_the
     from git_hn.service.replication import run as runmod
     from git_hn.service.replication import spilled
 
-    remote, one = _remote(tmp_path, 2, 3, 20)  # 120 memories, 6 streams
-    two = tmp_path / "two"
-    git(tmp_path, "clone", "-q", f"file://{remote}", str(two))
-    assert hn(two, "init", "--name", "B").code == 0
-    assert hn(two, "replication", "select", "--all").code == 0
-    monkeypatch.setattr("git_hn.store.replication.RECEIPT_MAX", BOUND // 4)  # several transactions
+    remote, one, two = _two_clones(tmp_path, monkeypatch)  # 120 memories, 6 streams, several transactions
     monkeypatch.setattr("git_hn.store.verify.FIRST_BATCH", 16)
     from git_hn.store import verify
 
