@@ -219,12 +219,26 @@ def actor_of(repo) -> str:
     return (Path(repo) / ".git" / "hn" / "active").read_text()[:-1]
 
 
-def record_id(repo, *args, kind="decision", content="x", at="HEAD", applies="descendants") -> str:
-    """Record one memory through the CLI and return its ID."""
+def record_doc(repo, *args, kind="decision", content="x", at="HEAD", applies="descendants") -> dict:
+    """Record one memory through the CLI and return its JSON answer."""
     r = hn(repo, "memory", "record", "--json", "--kind", kind, "--at", at, "--applies", applies,
            *args, "--content", content)
     assert r.code == 0, r.err
-    return r.json()["memoryId"]
+    return r.json()
+
+
+def record_id(repo, *args, kind="decision", content="x", at="HEAD", applies="descendants") -> str:
+    """Record one memory through the CLI and return its ID."""
+    return record_doc(repo, *args, kind=kind, content=content, at=at, applies=applies)["memoryId"]
+
+
+def slow_packing(root: Path, seconds: int = 1) -> None:
+    """Every ``git upload-pack`` on this machine's global configuration (the tests' ``HOME``)
+    sleeps ``seconds`` before it packs: a fetch that takes that long, from a real remote."""
+    hook = root / "slow-pack.sh"
+    hook.write_text(f"#!/bin/sh\nsleep {seconds}\nexec \"$@\"\n")
+    hook.chmod(0o755)
+    git(root, "config", "--global", "uploadpack.packObjectsHook", str(hook))
 
 
 def recall_json(repo, *args) -> dict:

@@ -10,14 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import git, git_processes, hn, shared_remote, trace2_when, traced_sync
-
-
-def _record(repo, content: str) -> dict:
-    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
-           "descendants", "--content", content)
-    assert r.code == 0, r.err
-    return r.json()
+from helpers import git, git_processes, hn, record_doc, shared_remote, slow_packing, trace2_when, traced_sync
 
 
 def test_the_quarantine_reader_starts_while_the_fetch_runs(tmp_path, monkeypatch):
@@ -26,13 +19,10 @@ def test_the_quarantine_reader_starts_while_the_fetch_runs(tmp_path, monkeypatch
     it is running before the fetch ends, and measurement reads the pack the fetch installed
     after it started (Git looks its packs up again for an object it does not find)."""
     _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
-    mem = _record(alice, "alice decides")
+    mem = record_doc(alice, content="alice decides")
     assert hn(alice, "sync").code == 0
     assert hn(bob, "replication", "select", "--memory", mem["stream"]).code == 0
-    hook = tmp_path / "slow-pack.sh"
-    hook.write_text("#!/bin/sh\nsleep 1\nexec \"$@\"\n")
-    hook.chmod(0o755)
-    git(tmp_path, "config", "--global", "uploadpack.packObjectsHook", str(hook))
+    slow_packing(tmp_path)
     starts, fetches = traced_sync(bob, tmp_path / "trace2", monkeypatch)
     readers = [e for e in starts.values() if e["argv"][-3:] == ["cat-file", "--batch-command", "--buffer"]
                and "/quarantine/" in " ".join(e["argv"])]
@@ -50,7 +40,7 @@ def test_the_tracking_ref_check_is_asked_while_the_completion_receipt_is_written
     from git_hn.store import replication as rstate
 
     _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
-    first = _record(alice, "alice decides")
+    first = record_doc(alice, content="alice decides")
     assert hn(alice, "sync").code == 0
     assert hn(bob, "replication", "select", "--memory", first["stream"]).code == 0
     asked: list = []
@@ -67,7 +57,7 @@ def test_the_tracking_ref_check_is_asked_while_the_completion_receipt_is_written
     url = ("config", "--get", "remote.origin.url")
     for round_, expected in enumerate(([listing, url], [listing])):
         if round_:
-            _record(alice, "alice decides again")
+            record_doc(alice, content="alice decides again")
             assert hn(alice, "sync").code == 0
         trace = tmp_path / f"trace2-{round_}"
         traced_sync(bob, trace, monkeypatch)

@@ -9,16 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import git, hn, shared_remote, trace2_when, traced_sync
+from helpers import hn, record_doc, shared_remote, slow_packing, trace2_when, traced_sync
 
 from git_hn.store.git import MEMORY_LISTING
-
-
-def _record(repo, content: str) -> dict:
-    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
-           "descendants", "--content", content)
-    assert r.code == 0, r.err
-    return r.json()
 
 
 def _traced_sync(repo: Path, trace: Path, monkeypatch) -> tuple[list[float], float]:
@@ -32,15 +25,12 @@ def _traced_sync(repo: Path, trace: Path, monkeypatch) -> tuple[list[float], flo
 
 def test_a_first_sync_with_no_memory_ref_brings_its_state_up_while_the_fetch_runs(tmp_path, monkeypatch):
     _remote, (alice, bob, carol) = shared_remote(tmp_path, "Alice", "Bob", "Carol")
-    mem = _record(alice, "alice decides")
+    mem = record_doc(alice, content="alice decides")
     assert hn(alice, "sync").code == 0
-    own = _record(carol, "carol decides first")  # (Carol has a memory ref of her own)
+    own = record_doc(carol, content="carol decides first")  # (Carol has a memory ref of her own)
     for repo in (bob, carol):
         assert hn(repo, "replication", "select", "--memory", mem["stream"]).code == 0
-    hook = tmp_path / "slow-pack.sh"
-    hook.write_text("#!/bin/sh\nsleep 1\nexec \"$@\"\n")
-    hook.chmod(0o755)
-    git(tmp_path, "config", "--global", "uploadpack.packObjectsHook", str(hook))
+    slow_packing(tmp_path)
 
     # Bob lists no memory ref: his refs are listed (and his state made) during the fetch, and
     # once more after it, under the acceptance lock
