@@ -73,10 +73,33 @@ def without_way_out(err: str) -> str:
     return "".join(out)
 
 
+# the identities of the verifying code (``statedb.checker``) that ``hn`` computed
+_CHECKERS: set = set()
+
+
+def _code_as_it_is_now() -> None:
+    """Have the next in-process command identify the verifying code by its files as they are now
+    (``statedb.checker``), as a ``git hn`` process does when it starts. The module keeps the
+    first answer for the life of the process, and this process is the whole test session: a
+    state an in-process sync wrote then carried the identity of the files as they were when the
+    session first asked, and once one of them changed during the run (an edit, a checkout, a
+    reinstall), every hook, a process of its own, found that state written by another
+    installation and could not read it (the pre-push hook then said that memory this clone had
+    just synced was not imported: tests/integration/test_unimported_*.py failed that way). A
+    value a test set itself (``monkeypatch``: another installation's) is kept."""
+    statedb = sys.modules.get("git_hn.store.statedb")
+    if statedb is None or (statedb._checker is not None and statedb._checker not in _CHECKERS):
+        return
+    statedb._checker = None
+    _CHECKERS.add(statedb.checker())
+
+
 def hn(cwd, *args, input: bytes = b"") -> Result:
-    """Run git-hn in-process (fast) with real Git underneath."""
+    """Run git-hn in-process (fast) with real Git underneath (the verifying code identified as
+    a new process would: ``_code_as_it_is_now``)."""
     from git_hn.cli.main import main
 
+    _code_as_it_is_now()
     out, err = io.BytesIO(), io.BytesIO()
     old = (sys.stdin, sys.stdout, sys.stderr, os.getcwd())
     wrappers = (io.TextIOWrapper(io.BytesIO(input), encoding="utf-8"),

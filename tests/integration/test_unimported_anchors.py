@@ -91,3 +91,29 @@ def test_a_fast_forward_push_asks_the_remote_nothing_more(tmp_path):
     assert not [a for a in git_processes(trace) if a and a[0] in ("ls-remote", "upload-pack")], git_processes(trace)
     # (whether the remote's old tip is here is asked of the object reader already open: no process more)
     assert len([a for a in git_processes(trace) if a and a[0] == "cat-file"]) == 1, git_processes(trace)
+
+
+def test_a_hook_reads_the_state_an_in_process_sync_wrote_after_the_code_files_changed(tmp_path, monkeypatch):
+    """The harness (``helpers.hn``, git-hn in-process): the verifying code's identity
+    (``statedb.checker``, its files' sizes and times) was computed once for the whole session, so
+    after one of those files changed during a run (an edit, a checkout, a reinstall), the state an
+    in-process sync wrote was another installation's to the pre-push hook, a process of its own,
+    which then said that memory just synced was not imported: the three tests here and in
+    test_unimported_selection.py that sync and push failed together once, and passed again
+    alone. Each in-process command now identifies the code as a new process does. The stale
+    identity is set here, not made by touching the package's files (that would fail every
+    session running beside this one)."""
+    import helpers
+    from git_hn.store import statedb
+
+    remote, _alice, carol, mem = _alice_published_carol_pulled(tmp_path)
+    before = git(remote, "for-each-ref")
+    stale = f"{'0' * 64}/{'0' * 16}"  # (the files' identity when the session first asked)
+    monkeypatch.setattr(helpers, "_CHECKERS", {stale}, raising=False)
+    monkeypatch.setattr(statedb, "_checker", stale)
+    assert hn(carol, "sync").code == 0
+    pushed = _push(carol, "-f", "origin", "main")
+    assert pushed.returncode != 0 and "not imported" not in pushed.stderr, pushed.stderr
+    assert f"memory {mem['memoryId'][7:19]}" in pushed.stderr  # (refused for the anchor it strands)
+    assert git(remote, "for-each-ref") == before
+    assert statedb._checker != stale
