@@ -89,8 +89,8 @@ BY_MEMORY = (("memories", "id"), ("rows", "id"), ("texts", "id"), ("evref", "own
 # the code that decides them. A state written by other code is discarded, never reused.
 _CODE = ("core/canonical.py", "core/chain.py", "core/envelope.py", "core/gostr.py",
          "core/grammar.py", "core/keys.py", "core/limits.py", "core/projection.py",
-         "core/search.py", "core/strictjson.py", "store/derive.py", "store/insertion.py", "store/state.py",
-         "store/statedb.py", "store/streams.py", "store/touched.py", "store/verify.py")
+         "core/search.py", "core/strictjson.py", "store/derive.py", "store/insertion.py", "store/rowcolumns.py",
+         "store/state.py", "store/statedb.py", "store/streams.py", "store/touched.py", "store/verify.py")
 _checker: str | None = None
 
 
