@@ -296,15 +296,17 @@ def apply(conn, changes: list[Change], removed: list[str], commit: bool = True) 
     new_mems: dict[str, VerifiedMemory] = {}
     conn.execute("BEGIN")
     try:
-        # the verified prefixes other chains lend, as they are before anything changes
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS lent(dest TEXT, seq INTEGER, \"commit\" TEXT, "
-                     "id TEXT, signature TEXT)")
-        conn.execute("DELETE FROM lent")
-        for ch in changes:
-            own = ch.old.sid if ch.old is not None else None
-            if ch.base_sid is not None and ch.base_sid != own:
-                conn.execute("INSERT INTO lent SELECT ?, seq, \"commit\", id, signature FROM chain "
-                             "WHERE sid = ? AND seq <= ?", (ch.source.ref, ch.base_sid, ch.base_seq))
+        # the verified prefixes other chains lend, as they are before anything changes (the table
+        # only when one does: a sync of new streams lends nothing, and creating it cost ~50 us)
+        lenders = [ch for ch in changes if ch.base_sid is not None
+                   and ch.base_sid != (ch.old.sid if ch.old is not None else None)]
+        if lenders:
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS lent(dest TEXT, seq INTEGER, \"commit\" TEXT, "
+                         "id TEXT, signature TEXT)")
+            conn.execute("DELETE FROM lent")
+        for ch in lenders:
+            conn.execute("INSERT INTO lent SELECT ?, seq, \"commit\", id, signature FROM chain "
+                         "WHERE sid = ? AND seq <= ?", (ch.source.ref, ch.base_sid, ch.base_seq))
         for ref in removed:
             sid = stored[ref].sid
             gone_ids.update(r[0] for r in conn.execute("SELECT id FROM chain WHERE sid = ?", (sid,)))

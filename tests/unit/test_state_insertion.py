@@ -71,21 +71,36 @@ def _graph(c, n: int) -> set:
 
 @pytest.mark.parametrize("asked", [range(0, 10), range(0, 300, 2), range(0, 300)])
 def test_a_pass_over_an_index_finds_what_the_probes_find(monkeypatch, asked):
-    """``touched.targeting`` and ``touched.citing`` by one pass over the index (more IDs than a
-    statement holds and no fewer than the index's entries) and by probes ``CHUNK`` at a time
-    give the same pairs; which way ran is seen in the statements."""
+    """``touched.targeting`` and ``touched.citing`` by one pass over the index (no fewer IDs than
+    the index's entries: since f132 whatever their number, a sync of 200 new memories into a
+    fresh clone probed empty indexes) and by probes ``CHUNK`` at a time give the same pairs;
+    which way ran is seen in the statements, and the entries are counted with a bound."""
     c = _db()
     ids = sorted(_graph(c, 300))
     want = {ids[i] for i in asked}
     statements: list[str] = []
     c.set_trace_callback(statements.append)
-    monkeypatch.setattr(touched, "CHUNK", 1000)  # probes
-    probed = (sorted(touched.targeting(c, want, state.targeting_sql)), sorted(touched.citing(c, want)))
+    with monkeypatch.context() as m:
+        m.setattr(touched, "_passes", lambda *_a: False)  # probes
+        probed = (sorted(touched.targeting(c, want, state.targeting_sql)), sorted(touched.citing(c, want)))
     assert not any("count(*)" in s for s in statements)
-    monkeypatch.setattr(touched, "CHUNK", 4)  # a pass, if the index holds no more entries than ``want``
     statements.clear()
     passed = (sorted(touched.targeting(c, want, state.targeting_sql)), sorted(touched.citing(c, want)))
     assert passed == probed
     assert probed[0] and probed[1]
+    counts = [s for s in statements if "count(*)" in s]
+    assert len(counts) == 2 and all("LIMIT" in s for s in counts)  # (never a whole long history counted)
     passes = [s for s in statements if s.startswith(("SELECT id, target", "SELECT owner")) and " IN (" not in s]
-    assert len(passes) == (2 if len(want) >= 100 else 0)  # (the index holds 100 and 60 entries)
+    # (the target index holds 100 entries, evref 103: 60 ``memory:`` and 43 events, which a pass reads too)
+    assert len(passes) == (2 if len(want) >= 103 else 0)
+
+
+def test_a_few_ids_pass_over_an_empty_index():
+    """A first sync's few new memories (fewer than ``CHUNK``) against indexes that hold nothing:
+    a pass (that reads nothing), not an ``IN`` list of probes."""
+    c = _db()
+    statements: list[str] = []
+    c.set_trace_callback(statements.append)
+    want = {f"id{i}" for i in range(5)}
+    assert touched.targeting(c, want, state.targeting_sql) == [] and touched.citing(c, want) == []
+    assert not any(" IN (" in s for s in statements)
