@@ -421,8 +421,9 @@ def insert_memories(conn, mems: list[VerifiedMemory]) -> Totals:
     # every table is inserted into in key order: a B-tree filled at random positions splits and rewrites pages
     # (10,000 rows: about twice the time); ``topics`` holds each topic of a row, which ``recall --topic`` seeks
     insert_many(conn, "memories", marks(8),
-                sorted((m.memory_id, m.commit, m.envelope.actor, m.envelope.stream, m.envelope.sequence,
-                        m.envelope.operation, m.envelope.target, m.envelope.timestamp) for m in mems))
+                sorted([(m.memory_id, m.commit, m.envelope.actor, m.envelope.stream, m.envelope.sequence,
+                         m.envelope.operation, m.envelope.target, m.envelope.timestamp) for m in mems],
+                       key=itemgetter(0)))  # (IDs are unique: the tuples' order, at less cost)
     akeys: dict[tuple, int] = {}
     rows, refs, texts = [], [], []
     postings = content = 0

@@ -40,6 +40,23 @@ def test_multi_row_statements_insert_what_executemany_inserts(n):
     assert a.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
+@pytest.mark.parametrize("n", [insertion.FEW_ROWS - 1, insertion.FEW_ROWS])
+def test_fewer_than_few_rows_of_a_wide_table_are_one_statement_each(n):
+    """``memories`` (8 columns: 112 rows a statement, so two statements' worth is below
+    ``FEW_ROWS``): fewer rows than ``FEW_ROWS`` are inserted one statement each (f132: a
+    multi-row statement's parse cost more at sync-100's 200 memories), as many or more in
+    multi-row statements; the table is the same either way."""
+    rows = [(f"m{(i * 7919) % n:05d}", "c", "a", "s", i, "record", "", "t") for i in range(n)]
+    a, b = _db(), _db()
+    statements: list[str] = []
+    a.set_trace_callback(statements.append)
+    insertion.insert_rows(a, "INSERT INTO memories", ", ".join("?" * 8), rows)
+    b.executemany("INSERT INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    assert _dump(a, "memories") == _dump(b, "memories")
+    wide = [st for st in statements if st.startswith("INSERT") and "),(" in st.replace(" ", "")]
+    assert (wide == []) == (n < insertion.FEW_ROWS)
+
+
 def test_multi_row_statements_ignore_each_duplicate_as_its_own():
     """``INSERT OR IGNORE`` (``evref``) skips each duplicate row, also within one statement; a
     plain ``INSERT`` of a duplicate fails as ``executemany``'s does."""
