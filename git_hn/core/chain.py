@@ -252,12 +252,23 @@ def scan_public_key(payload: bytes) -> bytes:
     if end < 0:
         raise ValidationError("memory publicKey is invalid")
     text = payload[start:end].decode("ascii", "replace")
+    raw = _SCANNED.get(text)
+    if raw is not None and not is_weak_before_decoding(raw):  # (a dict look-up once a signature verified)
+        return raw
     raw = b64_decode_go(text)
     if raw is None or len(raw) != 32 or b64_encode(raw) != text:
         raise ValidationError("memory publicKey is invalid")
     if is_weak_before_decoding(raw):  # the curve check follows a failed signature (signature_failure)
         raise ValidationError("memory publicKey is weak")
+    if len(_SCANNED) > 4096:
+        _SCANNED.clear()
+    _SCANNED[text] = raw
     return raw
+
+
+# Key texts the scan decoded, and their raw keys: a stream carries one key in every memory, and the
+# decoding is a pure function of the text (the weak-key part is asked again: it may have learnt more).
+_SCANNED: dict[str, bytes] = {}
 
 
 def signature_failure(commit: str, public_key: bytes) -> ValidationError:

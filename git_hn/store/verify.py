@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..core import chain
 from ..core.chain import VerifiedMemory
+from ..core.envelope import Envelope, Record
 from ..core.limits import LIMITS
 from ..errors import ValidationError
 from .repo import Repo
@@ -230,6 +231,7 @@ def lean_memories(items: list) -> list:
         except TypeError:  # (not hashable: kept as it is)
             return value
 
+    new = tuple.__new__  # (each record built from its fields at once, not field by field through ``_replace``)
     out = []
     before = None  # the memory ID of the item before, when it is a memory
     for m in items:
@@ -237,16 +239,19 @@ def lean_memories(items: list) -> list:
             out.append(m)
             before = None
             continue
-        env = m.envelope
-        rec = env.record
+        protocol, operation, actor, name, key, stream, sequence, timestamp, previous, rec, target, reason, \
+            evidence = m.envelope
         if rec is not None:
-            rec = rec._replace(kind=one(rec.kind), anchor=one(rec.anchor), applicability=one(rec.applicability),
-                               topics=one(rec.topics), evidence=one(rec.evidence))
-        previous = before if before is not None and env.previous == before else one(env.previous)
-        env = env._replace(protocol=one(env.protocol), operation=one(env.operation), actor=one(env.actor),
-                           actor_name=one(env.actor_name), public_key=one(env.public_key),
-                           stream=one(env.stream), previous=previous, record=rec)
-        out.append(VerifiedMemory(m.memory_id, m.commit, env, b"", m.signature))
+            kind, content, anchor, applicability, topics, rec_evidence, outcome, handoff = rec
+            rec = new(Record, (one(kind), content, one(anchor), one(applicability), one(topics), one(rec_evidence),
+                               outcome, handoff))
+        if before is None or previous != before:
+            previous = one(previous)
+        else:
+            previous = before
+        env = new(Envelope, (one(protocol), one(operation), one(actor), one(name), one(key), one(stream), sequence,
+                             timestamp, previous, rec, target, reason, evidence))
+        out.append(new(VerifiedMemory, (m.memory_id, m.commit, env, b"", m.signature)))
         before = m.memory_id
     return out
 
