@@ -107,3 +107,31 @@ def test_a_flush_failing_after_a_failed_write_holds_the_whole_batch_whole():
         assert held == [m for _r, m, _c in batch] and not any(spilled.is_compact(m) for h in held for m in h)
     finally:
         kept.close()
+
+
+def test_what_compact_takes_is_what_the_file_holds_and_puts_back_exactly():
+    """f134: the file holds each memory's timestamp, content, payload and signature (not the
+    memory pickled whole); its compact copy with those put back is the memory kept, every nested
+    tuple of its own type, whatever the strings (a lone surrogate, a newline) or payload."""
+    from git_hn.core.envelope import Handoff
+
+    odd = _memory(3, 2)._replace(payload=b'{"x":1}\n\x00', signature="s\ud800ig")
+    env = odd.envelope
+    odd = odd._replace(envelope=env._replace(timestamp="2026-01-02T00:00:00.5Z\n", record=env.record._replace(
+        content="line\nnext \udcff", evidence=("e",), handoff=Handoff(*[f"h{i}" for i in range(len(Handoff._fields))]))))
+    batch = [("refs/q/odd", [_memory(3, 1), odd], [_memory(3, 1).commit, odd.commit])] + _batch(range(4, 6), record=False)
+    kept = spilled.Spilled()
+    try:
+        held = kept.keep(batch)
+        whole = kept.full("refs/q/odd", held[0])
+        assert whole == batch[0][1]
+        assert [type(m.envelope.record) for m in whole] == [Record, Record]
+        assert type(whole[1].envelope.record.handoff) is Handoff and type(whole[1]) is VerifiedMemory
+        assert kept.full("refs/q/4", held[1]) == batch[1][1] and held[1][0].envelope.record is None
+        assert kept.full("refs/q/odd", held[0], signed=True)[1].signature == "s\ud800ig"
+        assert kept.full("refs/q/odd", held[0], signed=True)[1].envelope.timestamp == ""  # (still compact)
+        # nothing more than what ``compact`` takes went into the file: far less than the memories
+        assert kept._end < sum(len(m.envelope.record.content if m.envelope.record else "") + 200
+                               for _r, ms, _c in batch for m in ms)
+    finally:
+        kept.close()

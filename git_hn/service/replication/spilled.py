@@ -4,30 +4,29 @@ Validation verifies every new memory of a sync at once, and classification and t
 transactions look at all of them; but only the state's part of each transaction reads what a
 memory says (its content), when it signed (its timestamp) and its signature. A 100,000-memory
 sync held those for every memory from validation to its last transaction (~70 MiB of the ~130 MiB
-its lean memories took). So as each verifier batch is collected, its memories go whole into an
-anonymous temporary file (owner-only, already unlinked: nothing is left behind, whatever ends
-the process), and the outcomes hold them ``compact``: the same memories with an empty content,
-timestamp and signature. A transaction's state update takes its memories' signatures back
-(``full(signed=True)``: its chain rows; each batch's signatures follow it in the file, a record
-of their own, so this reads no memory whole) and writes its rows a part at a time, each part's
-memories read back whole (``store.insertion.loading``), from the file a batch at a time; every
-value is the one verification gave. Where no temporary file can be made or written (a full
-disk), what is not in it is held whole, as before.
+its lean memories took). So as each verifier batch is collected, what ``compact`` takes from its memories (each one's
+timestamp, content, payload and signature, after its memory ID) goes into an anonymous temporary
+file (owner-only, already unlinked: nothing is left behind, whatever ends the process), and the
+outcomes hold them ``compact``: the same memories with an empty content, timestamp and
+signature. A memory read back is its compact copy with those four put back (``_whole``): every
+value is the one verification gave (f134: the file held each memory pickled whole, and a second
+pickle of its signatures; pickling the named tuples again was most of the 350 ms ``keep`` took at
+20,000 memories). A transaction's state update takes its memories' signatures back
+(``full(signed=True)``: its chain rows) and writes its rows a part at a time, each part's
+memories read back whole (``store.insertion.loading``), from the file a batch at a time. Where no
+temporary file can be made or written (a full disk), what is not in it is held whole, as before.
 
-Owns: the file and its encoding (``pickle`` of the lists the verifier's workers pickled already;
-only this process writes and reads it). Trusts: nothing but its own writes.
+Owns: the file and its encoding (``marshal`` of plain tuples of strings and bytes: only this
+process, one interpreter, writes and reads it). Trusts: nothing but its own writes.
 """
 
 from __future__ import annotations
 
+import marshal
 import os
-import pickle
 
 from ...core.chain import VerifiedMemory
 from ...core.envelope import Envelope, Record
-
-
-SIGNED = 40  # the bit from which a batch's recorded length is its signatures' (``Spilled._parts``)
 
 
 def compact(m: VerifiedMemory, commit: str = "") -> VerifiedMemory:
@@ -54,6 +53,23 @@ def is_compact(m: VerifiedMemory) -> bool:
     return not m.envelope.timestamp  # (a verified memory always has its timestamp)
 
 
+def _taken(m: VerifiedMemory) -> tuple:
+    """What ``compact`` takes from ``m``: (memory ID, timestamp, content, payload, signature)."""
+    env = m[2]
+    rec = env[_RECORD]
+    return m[0], env[_TIMESTAMP], None if rec is None else rec[_CONTENT], m[3], m[4]
+
+
+def _whole(c: VerifiedMemory, taken: tuple) -> VerifiedMemory:
+    """The memory whose compact copy is ``c`` and of which ``_taken`` gave ``taken``."""
+    env = c[2]
+    rec = env[_RECORD]
+    if rec is not None:
+        rec = _new(type(rec), (*rec[:_CONTENT], taken[2], *rec[_CONTENT + 1:]))
+    env = _new(type(env), (*env[:_TIMESTAMP], taken[1], *env[_TIMESTAMP + 1:_RECORD], rec, *env[_RECORD + 1:]))
+    return _new(VerifiedMemory, (c[0], c[1], env, taken[3], taken[4]))
+
+
 class Spilled:
     def __init__(self):
         import tempfile
@@ -61,36 +77,32 @@ class Spilled:
         self._file = tempfile.TemporaryFile(prefix="hn-memories-")
         self._end = 0
         self.failed = False  # a write failed (a full disk): what is collected from then on is held whole
-        # ref -> (offset, length, first and last sequence) of each batch; its length's bits from
-        # SIGNED are those of the record of its signatures after it (one int: nothing more held)
+        # ref -> (offset, length, first and last sequence) of each batch of its memories written
         self._parts: dict[str, list[tuple[int, int, int, int]]] = {}
         self.written = 0  # memories written (the tests' counter)
 
     def keep(self, batch: list) -> list:
-        """Write each ``(ref, memories, commits)`` of ``batch`` (some streams' memories of a
-        verifier batch: ``ref``'s, in chain order, walked as ``commits``) whole; return each
-        one's memories compact, or whole when its write failed (nothing is held compact that
-        the file does not hold). One seek and one flush a call (``verify.KEEP_EVERY``): one of
-        each per stream was 10,000 of each at 10,000 streams."""
+        """Write what ``compact`` takes from the memories of each ``(ref, memories, commits)`` of
+        ``batch`` (some streams' memories of a verifier batch: ``ref``'s, in chain order, walked
+        as ``commits``); return each one's memories compact, or whole when its write failed
+        (nothing is held compact that the file does not hold). One seek and one flush a call
+        (``verify.KEEP_EVERY``): one of each per stream was 10,000 of each at 10,000 streams."""
         if self.failed:
             return [memories for _r, memories, _c in batch]
-        dumps, protocol = pickle.dumps, pickle.HIGHEST_PROTOCOL
+        dumps = marshal.dumps
         file = self._file
-        parts = []  # (ref, offset, sized, first, last) of each ref written
+        parts = []  # (ref, offset, length, first, last) of each ref written
         at = self._end
         try:
             file.seek(at)
             for ref, memories, _c in batch:
                 if not memories:
                     continue
-                data = dumps(memories, protocol=protocol)
-                # its signatures on their own as well (what the chain rows take back: reading
-                # them is not unpickling every memory a second time: 151 -> 78 ms at 20,000 memories)
-                signatures = dumps([(m[0], m[4]) for m in memories], protocol=protocol)
-                file.write(data + signatures)  # (one write a ref, as a full disk fails it)
+                data = dumps([_taken(m) for m in memories])
+                file.write(data)  # (one write a ref, as a full disk fails it)
                 seqs = [m[2][_SEQUENCE] for m in memories]
-                parts.append((ref, at, len(data) | len(signatures) << SIGNED, min(seqs), max(seqs)))
-                at += len(data) + len(signatures)
+                parts.append((ref, at, len(data), min(seqs), max(seqs)))
+                at += len(data)
             file.flush()
         except OSError:
             self.failed = True
@@ -98,8 +110,8 @@ class Spilled:
                 file.flush()
             except OSError:
                 parts = []
-        for ref, offset, sized, first, last in parts:
-            self._parts.setdefault(ref, []).append((offset, sized, first, last))
+        for ref, offset, length, first, last in parts:
+            self._parts.setdefault(ref, []).append((offset, length, first, last))
         self._end = at  # (the end of the last ref written: after a failure, nothing more is)
         out = []
         written = {ref for ref, *_rest in parts}
@@ -121,25 +133,17 @@ class Spilled:
             return list(memories)
         seqs = [m.envelope.sequence for m in memories if m.memory_id in wanted]
         low, high = min(seqs), max(seqs)
-        found: dict[str, VerifiedMemory] = {}
-        signatures: dict[str, str] = {}
-        for offset, sized, first, last in self._parts.get(ref, ()):
+        found: dict[str, tuple] = {}
+        for offset, length, first, last in self._parts.get(ref, ()):
             if last < low or first > high:
                 continue
-            length = sized & (1 << SIGNED) - 1
-            if signed:
-                signatures.update(pair for pair in pickle.loads(self._read(offset + length, sized >> SIGNED))
-                                  if pair[0] in wanted)
-                continue
-            for m in pickle.loads(self._read(offset, length)):
-                if m.memory_id in wanted:
-                    found[m.memory_id] = m
-        if len(signatures if signed else found) != len(wanted):
+            found.update((t[0], t) for t in marshal.loads(self._read(offset, length)) if t[0] in wanted)
+        if len(found) != len(wanted):
             raise OSError("an imported memory is missing from its temporary file")
         if signed:
-            return [m._replace(signature=signatures[m.memory_id]) if m.memory_id in wanted else m
+            return [m._replace(signature=found[m.memory_id][4]) if m.memory_id in wanted else m
                     for m in memories]
-        return [found[m.memory_id] if m.memory_id in wanted else m for m in memories]
+        return [_whole(m, found[m.memory_id]) if m.memory_id in wanted else m for m in memories]
 
     def full_of_any(self, memories: list, ref_of) -> list:
         """``memories`` of any streams whole, in their order (``ref_of(actor, stream)``: the ref
@@ -153,14 +157,14 @@ class Spilled:
         for ref, some in by_ref.items():
             seqs = [m.envelope.sequence for m in some]
             low, high, ids = min(seqs), max(seqs), {m.memory_id for m in some}
-            spans += [(offset, sized & (1 << SIGNED) - 1, ids)
-                      for offset, sized, first, last in self._parts.get(ref, ()) if first <= high and last >= low]
+            spans += [(offset, length, ids)
+                      for offset, length, first, last in self._parts.get(ref, ()) if first <= high and last >= low]
         spans.sort(key=lambda span: span[0])
         found = {}
         for offset, length, ids in spans:
-            found.update((m.memory_id, m) for m in pickle.loads(self._read(offset, length)) if m.memory_id in ids)
+            found.update((t[0], t) for t in marshal.loads(self._read(offset, length)) if t[0] in ids)
         try:
-            return [found[m.memory_id] if is_compact(m) else m for m in memories]
+            return [_whole(m, found[m.memory_id]) if is_compact(m) else m for m in memories]
         except KeyError:
             raise OSError("an imported memory is missing from its temporary file") from None
 
