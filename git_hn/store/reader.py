@@ -73,13 +73,7 @@ class Reader:
         size = int(parts[2])
         kind = parts[1].decode("ascii")
         if max_size is not None and size > max_size:
-            left = size + 1
-            while left:
-                chunk = self.proc.stdout.read(min(left, 1 << 20))
-                if not chunk:
-                    raise GitError("git cat-file stopped unexpectedly")
-                left -= len(chunk)
-            return kind, size, None
+            return self._drained(kind, size)
         data = self.proc.stdout.read(size + 1)
         if len(data) != size + 1:
             raise GitError("git cat-file stopped unexpectedly")
@@ -109,7 +103,7 @@ class Reader:
 
         thread = Background(writer)
         try:
-            return [self._read_one(n, max_size, info) for n in names]
+            return self._answers(names, max_size, info)
         except BaseException:
             # out of step now (a signal, or a broken answer): stop it, which also unblocks the
             # writer, and let every later use fail rather than wait forever
@@ -117,6 +111,50 @@ class Reader:
             raise
         finally:
             thread.join()
+
+    def _answers(self, names: list[str], max_size: int | None, info: bool) -> list:
+        """``_read_one`` of each of ``names`` in turn, its steps written out in one loop (a large
+        sync reads ~80,000 objects: a call or two per object fewer, and the type names shared
+        instead of decoded each time). An answer that is not a found object's header, and a
+        content over ``max_size``, go through ``_read_one``'s own steps."""
+        stdout = self.proc.stdout
+        readline, read = stdout.readline, stdout.read
+        sized = info or self.mode == "--batch-check"
+        bounded = max_size is not None
+        kinds = _KINDS
+        out = []
+        append = out.append
+        for name in names:
+            line = readline()
+            parts = line.rstrip(b"\n").split(b" ")
+            if len(parts) != 3 or not parts[2].isdigit():  # missing, or not an answer at all
+                if not line:
+                    raise GitError("git cat-file stopped unexpectedly")
+                append(answer_fields(line, name))  # (None when missing; else it raises)
+                continue
+            kind = kinds.get(parts[1]) or parts[1].decode("ascii")
+            size = int(parts[2])
+            if sized:
+                append((parts[0].decode("ascii"), kind, size))
+                continue
+            if bounded and size > max_size:
+                append(self._drained(kind, size))
+                continue
+            data = read(size + 1)
+            if len(data) != size + 1:
+                raise GitError("git cat-file stopped unexpectedly")
+            append((kind, size, data[:size]) if bounded else (kind, data[:size]))
+        return out
+
+    def _drained(self, kind: str, size: int) -> tuple[str, int, None]:
+        """An object over the bound asked: its content read off the pipe in chunks, never held."""
+        left = size + 1
+        while left:
+            chunk = self.proc.stdout.read(min(left, 1 << 20))
+            if not chunk:
+                raise GitError("git cat-file stopped unexpectedly")
+            left -= len(chunk)
+        return kind, size, None
 
     def info_many(self, names: list[str]) -> list:
         return self.read_many(names, info=self.mode == "--batch-command")
@@ -132,6 +170,9 @@ class Reader:
             except OSError:  # pragma: no cover
                 pass
         Background(self.proc.wait)
+
+
+_KINDS = {b"blob": "blob", b"tree": "tree", b"commit": "commit", b"tag": "tag"}
 
 
 def object_name(name: str) -> bytes:

@@ -444,3 +444,38 @@ def test_a_missing_name_with_spaces_is_missing_in_every_reader_and_the_one_shot_
     assert g.infos_bulk(names, oneshot=True) == want
     assert g.infos_bulk(names) == want
     g.close()
+
+
+@pytest.mark.parametrize("mode", ["--batch-command", "--batch-check", "--batch"])
+def test_many_answers_read_in_one_loop_equal_those_read_one_at_a_time(repo, mode):
+    """``Reader.read_many`` parses its answers in one loop (f134); each must equal what
+    ``_read_one`` gives for the same question (kept as the reference): found, missing, a name
+    with spaces, a content over the bound (drained, not held) and one at it, every type."""
+    from git_hn.store.reader import Reader
+
+    (repo / "big.bin").write_bytes(b"x" * 70000)
+    (repo / "four.txt").write_bytes(b"1234")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "sizes")
+    git(repo, "tag", "-a", "-m", "t", "v1")
+    names = ["HEAD", "HEAD^{tree}", "HEAD:big.bin", "HEAD:four.txt", "HEAD:no such.txt", "v1", "0" * 40,
+             "HEAD:four.txt", "HEAD:big.bin"] * 3
+    g = Git(str(repo))
+    for bound in (None, 4, 70000):
+        for info in (False, True):
+            if (bound is not None and (info or mode == "--batch-check")) or (info and mode != "--batch-command"):
+                continue
+            fast, slow = Reader(g, mode), Reader(g, mode)
+            try:
+                got = fast.read_many(names, bound, info)
+                want = []
+                for n in names:
+                    slow._send([n], info)
+                    want.append(slow._read_one(n, bound, info))
+                assert got == want and want[4] is None
+                assert any(w is not None and len(w) == 3 and w[2] is None for w in want) == \
+                    (bound == 4 and mode != "--batch-check" and not info)
+            finally:
+                fast.close()
+                slow.close()
+    g.close()
