@@ -32,7 +32,7 @@ import time
 from ..core.lines import lines_of
 from ..errors import GitError, GitTimedOut, OutputTooLarge
 from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, not_started, popen
-from .reader import Reader, answer_fields, object_name
+from .reader import Reader, answer_fields, object_name, object_names
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -366,7 +366,7 @@ class Git:
         if len(names) > self.BULK_NAMES:  # (``BULK_NAMES``: one process's, whose parse is transient)
             return [i for k in range(0, len(names), self.BULK_NAMES) for i in self.infos_bulk(
                 names[k:k + self.BULK_NAMES], oneshot=oneshot)]
-        data = b"".join(object_name(n) for n in names)
+        data = object_names(names)
         proc = self.run(["cat-file", "--batch-check", "--buffer"], input=data)
         if proc.returncode != 0:
             raise GitError("git cat-file failed")

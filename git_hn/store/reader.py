@@ -50,11 +50,10 @@ class Reader:
         Background(proc.wait)
 
     def _send(self, names: list[str], info: bool = False) -> None:
-        if self.mode == "--batch-command":
-            verb = b"info " if info else b"contents "
-            data = b"".join(verb + object_name(n) for n in names) + b"flush\n"
-        else:
-            data = b"".join(object_name(n) for n in names)
+        verb = ("info " if info else "contents ") if self.mode == "--batch-command" else ""
+        data = object_names(names, verb)
+        if verb:
+            data += b"flush\n"
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
@@ -186,6 +185,17 @@ def object_name(name: str) -> bytes:
     if "\n" in name or "\r" in name:
         raise GitError("object name contains a newline")
     return name.encode("utf-8", "surrogateescape") + b"\n"
+
+
+def object_names(names: list[str], verb: str = "") -> bytes:
+    """``object_name`` of each of ``names`` after ``verb``, joined: one join and one encoding
+    for the lot (a large sync asks ~80,000 names), the same bytes, and the same refusal."""
+    text = "\n".join(names)
+    if text.count("\n") != len(names) - 1 or "\r" in text:
+        return b"".join(verb.encode() + object_name(n) for n in names)  # (refuses the name at fault)
+    if verb:
+        text = verb + text.replace("\n", "\n" + verb)
+    return (text + "\n").encode("utf-8", "surrogateescape") if names else b""
 
 
 def answer_fields(line: bytes, name: str) -> list[bytes] | None:
