@@ -116,3 +116,22 @@ def test_a_fresh_clones_two_memory_streams_are_measured_in_one_exchange(tmp_path
     assert len(blobs) == 4 and all(b is not None for b in ahead.bounded(blobs))
     assert exchanges == [len(measure.AHEAD)]  # one exchange: walk, trees and blobs
     g.close()
+
+
+def test_a_level_too_large_to_read_ahead_is_read_as_before(tmp_path, monkeypatch):
+    """Over ``AHEAD_COMMITS`` commits a level is read alone (a large sync: nothing held ahead),
+    with the same answers."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+    tips = _chains(repo)
+    plain_walks, plain_raws = _walk(repo, tips)
+    monkeypatch.setattr(measure, "AHEAD_COMMITS", 1)
+    g = Git(str(repo))
+    ahead = measure.Ahead(g)
+    walks, raws = _walk(repo, tips, read=ahead.read)
+    assert {r: (w.commits, w.stopped, str(w.error)) for r, w in walks.items()} == \
+        {r: (w.commits, w.stopped, str(w.error)) for r, w in plain_walks.items()}
+    assert raws == plain_raws
+    trees = [t for w in walks.values() for _c, t in w.commits]
+    assert ahead.bounded(trees) == g.read_objects_bounded(trees, measure.PREREAD_BYTES)
+    g.close()

@@ -169,6 +169,8 @@ class Ahead:
         """``Git.read_objects(commits)``, its levels' next objects read along (``streams.walk_many``)."""
         got = self.got
         todo = [c for c in commits if c not in got]
+        if len(todo) > AHEAD_COMMITS and not got:  # (a large sync's level: read alone, as before)
+            return self.git.read_objects(commits)
         missing: set = set()
         if todo and len(todo) <= AHEAD_COMMITS and self.held < AHEAD_HELD:
             for answer in self.git.read_objects_bounded([c + a for c in todo for a in AHEAD], PREREAD_BYTES,
@@ -184,6 +186,8 @@ class Ahead:
     def bounded(self, oids: list[str]) -> list:
         """``Git.read_objects_bounded(oids, PREREAD_BYTES)``: what was read ahead, then the rest."""
         got = self.got
+        if not got:
+            return self.git.read_objects_bounded(oids, PREREAD_BYTES)
         rest = [oid for oid in oids if oid not in got]
         more = dict(zip(rest, self.git.read_objects_bounded(rest, PREREAD_BYTES))) if rest else {}
         return [got[oid] if oid in got else more[oid] for oid in oids]
