@@ -245,3 +245,33 @@ print("ok")
 '''
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+def test_the_bytes_of_a_receipts_elements_are_counted_from_one_encoding_of_them(monkeypatch):
+    """``groups.elements_bytes`` (the plan's sum of its elements' bytes, f133) equals the sum of
+    ``element_bytes`` over the elements, with either codec, for empty containers, HTML escapes,
+    non-ASCII text, U+2028 and nested values."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from git_hn.core import canonical
+    from git_hn.service.replication.groups import elements_bytes
+    from git_hn.store import replication as r
+
+    text = st.text(alphabet=st.sampled_from(["a", "<", ">", "&", "\u00e9", "\u2028", "\u2029", '"', "\\", "\n", " "]),
+                   max_size=8)
+    leaf = st.one_of(text, st.integers(-(1 << 40), 1 << 40), st.booleans(), st.none())
+    value = st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                       st.dictionaries(text, inner, max_size=3)), max_leaves=12)
+    elements = st.lists(st.dictionaries(text, value, max_size=4), max_size=5)
+
+    @settings(max_examples=150, deadline=None)
+    @given(elements)
+    def check(values):
+        assert elements_bytes(values) == sum(r.element_bytes(v) for v in values)
+
+    canonical.load_fast_codec()
+    check()
+    monkeypatch.setattr(canonical, "_FAST", None)  # the encoder's bytes, before orjson is loaded
+    check()
+    assert elements_bytes([]) == 0

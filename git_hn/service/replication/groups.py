@@ -17,6 +17,8 @@ last.
 from __future__ import annotations
 
 import os
+
+from ...core import canonical
 from ...core.dependencies import exact_needs
 from ...core.grammar import accepted_ref
 from ...core.tuples import NamedTuple  # (not typing's: ~2 ms of imports on every promotion)
@@ -54,9 +56,12 @@ def promotions(remote: str, streams: list) -> list[dict]:
     return out
 
 
-def plan(run, promotable: list, bound: int | None = None) -> list[Group]:
+def plan(run, promotable: list, bound: int | None = None, at_once: bool = True) -> list[Group]:
     """The groups that promote ``promotable``, in order; nothing is written. A stream that
-    cannot be promoted within the bound even in parts fails (``over-budget``) and is left out."""
+    cannot be promoted within the bound even in parts fails (``over-budget``) and is left out.
+    When every stream fits one receipt by the sum of their costs (``_cost``), that one group is
+    made at once (``at_once``), as ``_greedy`` would make it: the usual sync (10,000 streams: their
+    costs' 20,000 encodings, one at a time, were most of the plan's time)."""
     bound = rstate.RECEIPT_MAX if bound is None else bound
     per_oid = rstate.oid_bytes(run.repo.oid_hex_len)
     streams = sorted(promotable, key=lambda o: (o.kind, o.id))
@@ -66,9 +71,33 @@ def plan(run, promotable: list, bound: int | None = None) -> list[Group]:
     fixed = len(rstate.receipt_bytes(new_txn(), run.remote, "validated", [], [], [], [])) + SLACK
     # the outcomes of the streams not promoted go in the first receipt (they accept nothing),
     # when they take no more than a quarter of it (docs/decisions.md)
-    listed_others = sum(rstate.element_bytes(o.to_json()) for o in others)
+    listed_others = elements_bytes([o.to_json() for o in others])
     if listed_others > bound // 4:
         others, listed_others = [], 0
+    found = _objects_of_each(run, streams)
+    # which of them the main store has: measurement asked for nearly all (one batch for the rest;
+    # the union of every stream's objects, 400,000 at 100,000 memories, is not made)
+    known = run.probe_main([])
+    known = run.probe_main(sorted({oid for objs, _s in found for oid in objs if oid not in known}))
+    sizes = [len(objs) + sum(not known[oid] for oid in objs) for objs, _s in found]
+    if at_once and fixed + listed_others + elements_bytes([o.to_json() for o in streams]) \
+            + elements_bytes(promotions(run.remote, streams)) + per_oid * sum(sizes) <= bound:
+        if not streams:
+            return []
+        objects: set = set()
+        recovered: list = []
+        for objs, new_shallow in found:
+            objects.update(objs)
+            recovered += [c for c in new_shallow if c not in recovered]
+        listed = frozenset(ids | {(o.kind, o.id) for o in others})
+        return [Group(streams, sorted(objects), recovered, listed)]
+    return _greedy(run, streams, others, listed_others, found, sizes, fixed, bound, per_oid)
+
+
+def _greedy(run, streams: list, others: list, listed_others: int, found: list, sizes: list, fixed: int,
+            bound: int, per_oid: int) -> list[Group]:
+    """``plan``'s groups, stream by stream: a stream joins the current group while the costs
+    fit, and one too large for any receipt is cut into parts (``_parts``)."""
     groups: list[Group] = []
     current: list = []
     objects: set = set()
@@ -84,13 +113,8 @@ def plan(run, promotable: list, bound: int | None = None) -> list[Group]:
             groups.append(Group(current, sorted(objects), recovered, frozenset(listed)))
         current, objects, recovered, used = [], set(), [], fixed
 
-    found = [objects_of(run, [o]) for o in streams]
-    # which of them the main store has: measurement asked for nearly all (one batch for the rest;
-    # the union of every stream's objects, 400,000 at 100,000 memories, is not made)
-    known = run.probe_main([])
-    known = run.probe_main(sorted({oid for objs, _s in found for oid in objs if oid not in known}))
-    for o, (objs, new_shallow) in zip(streams, found):
-        cost = _cost(run, o, len(objs), sum(not known[oid] for oid in objs), per_oid)
+    for o, (objs, new_shallow), size in zip(streams, found, sizes):
+        cost = _cost(run, o, size, per_oid)
         if fixed + cost > bound:
             parts = _parts(run, o, bound - fixed, per_oid)
             if parts is None:
@@ -116,12 +140,38 @@ def plan(run, promotable: list, bound: int | None = None) -> list[Group]:
     return groups
 
 
-def _cost(run, o, n_objects: int, n_pending: int, per_oid: int) -> int:
+def elements_bytes(values: list) -> int:
+    """``sum(rstate.element_bytes(v) for v in values)``, from one encoding of the list: each
+    element's text in it is its own text (``canonical.indented``) with each line two spaces
+    deeper, the lines joined by ``,\n``, within ``[\n`` and ``\n]\n``; so the list's text
+    (``L``, of ``K + 2`` lines) has ``len(L) = 3 + n + 2K + (the elements' own lengths)``, where
+    ``K`` counts the elements' own lines, and their sum, each ``len + 4 * lines + 1``, is
+    ``len(L) + 2 * (K + 2) - 7``. HTML escapes and empty containers (``[]``, ``{}``, written
+    inline) are the same either way. A test compares the two."""
+    if not values:
+        return 0
+    try:
+        text = (canonical.indented_large if canonical.fast_codec() else canonical.indented)(values)
+    except TypeError:  # (a value orjson refuses: ``rstate.element_bytes``)
+        text = canonical.indented(values)
+    return len(text) + 2 * text.count(b"\n") - 7
+
+
+def _cost(run, o, size: int, per_oid: int) -> int:
     """At most the bytes ``o`` adds to a ``validated`` receipt: its outcome, its promotion, its
     objects (accepted) and those of them the main store lacks (pending: an earlier group's copy
     only makes them fewer)."""
     return (rstate.element_bytes(o.to_json()) + rstate.element_bytes(promotions(run.remote, [o])[0])
-            + (n_objects + n_pending) * per_oid)
+            + size * per_oid)
+
+
+def _objects_of_each(run, streams: list) -> list[tuple]:
+    """``[objects_of(run, [o]) for o in streams]``; without reading each stream's dependencies when
+    nothing was fetched for any (no recovered anchor, no partial clone's file: the usual sync),
+    since only those objects are chosen by them."""
+    if not run.extra_roots and not run.anchor_trees:
+        return [(o.reachable or [], []) for o in streams]
+    return [objects_of(run, [o]) for o in streams]
 
 
 def objects_of(run, streams: list) -> tuple:
