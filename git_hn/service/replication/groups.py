@@ -17,6 +17,7 @@ last.
 from __future__ import annotations
 
 import os
+from itertools import chain, filterfalse
 
 from ...core import canonical
 from ...core.dependencies import exact_needs
@@ -42,8 +43,9 @@ def new_txn() -> str:
 
 def outcomes_of(run, group: Group) -> list[dict]:
     """The receipt's outcomes for ``group`` (§9.14: in (kind, id) order), as they stand now."""
-    return [o.to_json() for o in run.result.sorted_outcomes(current=False)
-            if o.kind == "memory" and o.status != UP_TO_DATE and (o.kind, o.id) in group.listed]
+    listed = [o for o in run.result.outcomes
+              if o.kind == "memory" and o.status != UP_TO_DATE and (o.kind, o.id) in group.listed]
+    return [o.to_json() for o in sorted(listed, key=lambda o: (o.kind, o.id))]  # (``sorted_outcomes``')
 
 
 def promotions(remote: str, streams: list) -> list[dict]:
@@ -66,8 +68,9 @@ def plan(run, promotable: list, bound: int | None = None, at_once: bool = True) 
     per_oid = rstate.oid_bytes(run.repo.oid_hex_len)
     streams = sorted(promotable, key=lambda o: (o.kind, o.id))
     ids = {(o.kind, o.id) for o in streams}
-    others = [o for o in run.result.sorted_outcomes(current=False)
-              if o.kind == "memory" and o.status != UP_TO_DATE and (o.kind, o.id) not in ids]
+    others = sorted((o for o in run.result.outcomes
+                     if o.kind == "memory" and o.status != UP_TO_DATE and (o.kind, o.id) not in ids),
+                    key=lambda o: (o.kind, o.id))  # (``sorted_outcomes``' order)
     fixed = len(rstate.receipt_bytes(new_txn(), run.remote, "validated", [], [], [], [])) + SLACK
     # the outcomes of the streams not promoted go in the first receipt (they accept nothing),
     # when they take no more than a quarter of it (docs/decisions.md)
@@ -75,22 +78,25 @@ def plan(run, promotable: list, bound: int | None = None, at_once: bool = True) 
     if listed_others > bound // 4:
         others, listed_others = [], 0
     found = _objects_of_each(run, streams)
+    lists = [objs for objs, _s in found]
     # which of them the main store has: measurement asked for nearly all (one batch for the rest;
     # the union of every stream's objects, 400,000 at 100,000 memories, is not made)
     known = run.probe_main([])
-    known = run.probe_main(sorted({oid for objs, _s in found for oid in objs if oid not in known}))
-    sizes = [len(objs) + sum(not known[oid] for oid in objs) for objs, _s in found]
+    known = run.probe_main(sorted(set(filterfalse(known.__contains__, chain.from_iterable(lists)))))
+    # each stream's objects and those of them the main store lacks: their sum (``known``'s values
+    # are bools), then, for ``_greedy``, each stream's
+    listed_objects = sum(map(len, lists))
     if at_once and fixed + listed_others + elements_bytes([o.to_json() for o in streams]) \
-            + elements_bytes(promotions(run.remote, streams)) + per_oid * sum(sizes) <= bound:
+            + elements_bytes(promotions(run.remote, streams)) \
+            + per_oid * (2 * listed_objects - sum(map(known.__getitem__, chain.from_iterable(lists)))) <= bound:
         if not streams:
             return []
-        objects: set = set()
         recovered: list = []
-        for objs, new_shallow in found:
-            objects.update(objs)
+        for _objs, new_shallow in found:
             recovered += [c for c in new_shallow if c not in recovered]
         listed = frozenset(ids | {(o.kind, o.id) for o in others})
-        return [Group(streams, sorted(objects), recovered, listed)]
+        return [Group(streams, sorted(set().union(*lists)), recovered, listed)]
+    sizes = [2 * len(objs) - sum(map(known.__getitem__, objs)) for objs in lists]
     return _greedy(run, streams, others, listed_others, found, sizes, fixed, bound, per_oid)
 
 
