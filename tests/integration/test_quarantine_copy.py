@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from git_hn.service.replication.promote import first_missing
+from git_hn.service.replication.promote import _checked, first_missing, start_check
 from git_hn.store.quarantine import Quarantine
 from git_hn.store.repo import open_repo
 from helpers import git, make_repo
@@ -94,6 +94,35 @@ def test_the_check_after_the_copy_names_the_first_missing_object(main):
     assert first_missing(repo, everything, [[gone[2], gone[1]]]) == gone[0]
     assert first_missing(repo, sorted(present + gone[1:]), [gone[1:]]) == gone[1]
     assert first_missing(repo, present, []) is None
+
+
+def test_the_check_started_before_the_copy_sees_what_the_copy_brought(main):
+    """``start_check``'s process starts before the pending anchor is written, so before the copy
+    (f133): asked after it, Git finds the adopted pack and the loose objects the copy wrote (it
+    looks the packs up again for an object it does not find), and it names the same first missing
+    object as a process started after the copy."""
+    path, repo = main
+    for kind in ("present", "missing"):
+        checker = start_check(repo)
+        assert checker is not None
+        q = Quarantine(repo)
+        try:
+            packed = _blobs(q, [f"{kind}: in a pack {i}\n" for i in range(3)])
+            _pack(q, packed)
+            loose = _blobs(q, [f"{kind}: loose, packed for main\n", f"{kind}: another\n"])
+            adopted = q.copy_to_main(packed + loose, set(packed + loose))
+        finally:
+            q.remove()
+        repo.git.close()
+        assert [sorted(a) for a in adopted] == [sorted(packed)]
+        everything = sorted(packed + loose + (["1" * 40, "e" * 40] if kind == "missing" else []))
+        if kind == "present":  # (its own answer: no second process was needed)
+            assert _checked(checker, everything) == [True] * len(everything)
+            checker = start_check(repo)
+        got = first_missing(repo, everything, adopted, checker)
+        checker.abandon()
+        assert got == first_missing(repo, everything, adopted)
+        assert got == (None if kind == "present" else "1" * 40)
 
 
 def test_a_pack_with_an_unaccepted_object_is_not_adopted(main):

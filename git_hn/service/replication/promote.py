@@ -116,39 +116,20 @@ def _accept_group(run, group, txn: str, last: bool, accepted: set) -> None:
     accepted_objs = group.objects
     pending = run.absent_from_main(accepted_objs)
     outcomes = groupsmod.outcomes_of(run, group)
-    validated = rstate.receipt_bytes(txn, remote, "validated", outcomes, promotions, pending, accepted_objs)
-    if len(validated) > rstate.RECEIPT_MAX:  # (``groups.plan`` keeps it within: a guard, before any write)
+    validated = [rstate.receipt_bytes(txn, remote, "validated", outcomes, promotions, pending, accepted_objs)]
+    if len(validated[0]) > rstate.RECEIPT_MAX:  # (``groups.plan`` keeps it within: a guard, before any write)
         raise phase("validated transaction recording", remote)
 
     def residue_seam(step: str, what: str) -> None:
         if last:
             run.residue_seam(step, what)
 
-    # a stopping signal (Ctrl-C, SIGTERM) is held across the two steps that leave pending state
-    # which denies every read until a sync repairs it (§9.17): from the anchor to its receipt,
-    # and from the ref transaction to the completion receipt. A stop lands before or after them,
-    # never between (docs/decisions.md, "A stopped sync never leaves its acceptance pending")
-    with signals_held():
-        try:
-            rstate.write_anchor(repo, txn, remote, pending)
-        except (HnError, OSError):
-            raise phase("pending acceptance anchoring", remote) from None
-        residue_seam("after-pending-anchor", "interrupted after pending anchor before object copy")
-        try:  # (the bytes measured above: encoded once, and not held past here)
-            rstate.write_receipt_bytes(repo, txn, validated)
-        except (HnError, OSError):
-            raise phase("validated transaction recording", remote) from None
-    del validated
-    adopted: list[list[str]] = []
-    if pending:
-        run.say("copy objects")
-        try:
-            adopted = q.copy_to_main(pending, set(accepted_objs))
-        except (OSError, HnError):
-            raise phase("object copy", remote) from None
-    repo.git.close()  # a fresh batch process sees the new pack
-    shallow.add_shallow(repo, group.shallow)
-    missing = first_missing(repo, accepted_objs, adopted)
+    checker = start_check(repo)  # (Git starts while the anchor and the receipt are written)
+    try:
+        missing = _anchor_copy_check(run, group, txn, pending, validated, checker, residue_seam)
+    finally:
+        if checker is not None:
+            checker.abandon()  # (over when it answered; else unheard: a failure before the check)
     if missing is not None:
         raise residue(f"object verification failed at {missing}", remote)
     run.known_main.update(dict.fromkeys(pending, True))  # (a later group's objects are asked anew)
@@ -232,6 +213,40 @@ def _accept_group(run, group, txn: str, last: bool, accepted: set) -> None:
         _release(promotable)
 
 
+def _anchor_copy_check(run, group, txn: str, pending: list, validated: list, checker, residue_seam) -> str | None:
+    """``_accept_group``'s steps from the pending anchor to the main store's check of the accepted
+    objects (§9.10): the first of them missing, or None (``first_missing``, ``checker`` answering).
+    ``validated``: the receipt's bytes, in a list that lets them go once written."""
+    from . import shallow
+
+    repo, q, remote = run.repo, run.q, run.remote
+    accepted_objs = group.objects
+    # a stopping signal (Ctrl-C, SIGTERM) is held across the two steps that leave pending state
+    # which denies every read until a sync repairs it (§9.17): from the anchor to its receipt,
+    # and from the ref transaction to the completion receipt. A stop lands before or after them,
+    # never between (docs/decisions.md, "A stopped sync never leaves its acceptance pending")
+    with signals_held():
+        try:
+            rstate.write_anchor(repo, txn, remote, pending)
+        except (HnError, OSError):
+            raise phase("pending acceptance anchoring", remote) from None
+        residue_seam("after-pending-anchor", "interrupted after pending anchor before object copy")
+        try:  # (the bytes measured above: encoded once, and not held past here)
+            rstate.write_receipt_bytes(repo, txn, validated.pop())
+        except (HnError, OSError):
+            raise phase("validated transaction recording", remote) from None
+    adopted: list[list[str]] = []
+    if pending:
+        run.say("copy objects")
+        try:
+            adopted = q.copy_to_main(pending, set(accepted_objs))
+        except (OSError, HnError):
+            raise phase("object copy", remote) from None
+    repo.git.close()  # a fresh batch process sees the new pack
+    shallow.add_shallow(repo, group.shallow)
+    return first_missing(repo, accepted_objs, adopted, checker)
+
+
 def _release(promotable: list) -> None:
     """After a transaction completed: the verified memories of the streams it promoted whole are
     not held any longer (the state has their rows; a sync of 100,000 memories in two transactions
@@ -284,25 +299,63 @@ def _rebased(run, promotable: list) -> list:
     return out
 
 
-def first_missing(repo, oids: list[str], adopted: list[list[str]]) -> str | None:
+def start_check(repo):
+    """The ``cat-file --batch-check`` that ``first_missing`` asks, started before the pending
+    anchor is written: Git's start-up overlaps with the anchor's and the receipt's writes, not
+    with the sync's wait (sync-100: ~1 ms). It is asked only after the copy: Git looks the packs
+    up again, and reads the loose object files, for an object it does not find, so its answer
+    counts what the copy brought (as the object reader started during the fetch reads the pack
+    the fetch installs after it: ``meanwhile``). None when it cannot start (then asked anew)."""
+    try:
+        return repo.git.without_lazy_fetch().spawn(["cat-file", "--batch-check", "--buffer"], stdin=True)
+    except HnError:
+        return None
+
+
+def first_missing(repo, oids: list[str], adopted: list[list[str]], checker=None) -> str | None:
     """The first of ``oids`` (in their order) that the main store lacks, or None: the check
     before any ref points at them (§9.10). An object of a pack adopted whole (``adopted``: each
     pack's object IDs, as the index Git wrote for it lists them) is found through that index,
     which was linked into the main store with the pack: one object of each such pack is asked,
     and every other object itself (10,000 memories: 40,000 lookups, ≈ 80 ms, become one). Should
-    any answer be missing, every object is asked, so the one named is the same either way."""
+    any answer be missing, every object is asked, so the one named is the same either way.
+    ``checker``: ``start_check``'s process, which answers the first question when it can."""
     in_packs: set[str] = set()
     probes = []
     for listed in adopted:
         in_packs.update(listed)
         probes.append(listed[0])
     asked = [o for o in oids if o not in in_packs] + probes
-    if all(repo.git.presence(asked, expected=True)):
+    present = _checked(checker, asked) if checker is not None else None
+    if present is None:
+        present = repo.git.presence(asked, expected=True)
+    if all(present):
         return None
     for oid, present in zip(oids, repo.git.presence(oids, expected=True)):
         if not present:
             return oid
     return None
+
+
+def _checked(checker, oids: list[str]) -> list[bool] | None:
+    """Whether the main store has each of ``oids``, as ``checker`` (``start_check``) answers
+    them all at once (``Git.presence``'s answer); None when it cannot say (too many for one
+    process, a failed Git, an answer of another shape): then ``presence`` asks."""
+    from ...store.git import Git
+    from ...store.reader import answer_fields, object_name
+
+    if not oids or len(oids) > Git.BULK_NAMES:
+        return None
+    try:
+        got = checker.finish(b"".join(object_name(o) for o in oids))
+        if got.returncode != 0:
+            return None
+        lines = got.stdout.split(b"\n")
+        if len(lines) != len(oids) + 1 or lines[-1]:
+            return None
+        return [answer_fields(line, o) is not None for line, o in zip(lines, oids)]
+    except HnError:
+        return None
 
 
 def _updates(promotions: list[dict]) -> list[str]:
