@@ -69,3 +69,32 @@ def test_the_tracking_ref_check_is_asked_while_the_completion_receipt_is_written
     tips = git(bob, "for-each-ref", "--format=%(objectname)", "refs/remotes/origin/").split()
     record = [p for p in (bob / ".git" / "hn" / "replication").iterdir() if p.name.startswith("tracked-")]
     assert len(record) == 1 and set(tips) <= set(record[0].read_text().split())
+
+
+def _argv(event: dict) -> list[str]:
+    argv = event["argv"][1:]
+    while argv and (argv[0] in ("-C", "-c") or argv[0].startswith("--git-dir=")):
+        argv = argv[1:] if argv[0].startswith("--") else argv[2:]
+    return argv
+
+
+def test_the_state_listing_after_the_fetch_starts_before_the_promotion_is_prepared(tmp_path, monkeypatch):
+    """After the quarantine fetch, the memory ref listing that the accepted set's opening asks
+    (``stateview.current``) is started under the acceptance lock before the promotion's ref
+    transaction is prepared (``update-ref --stdin``), so that Git lists while that process starts
+    (f133); it is one process, collected by the opening (no second listing after the fetch)."""
+    from git_hn.store.git import MEMORY_LISTING
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    mem = record_doc(alice, content="alice decides")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", mem["stream"]).code == 0
+    starts, fetches = traced_sync(bob, tmp_path / "trace2", monkeypatch)
+    assert len(fetches) == 1
+    ended = trace2_when(fetches[0])
+    after = sorted((e for e in starts.values() if trace2_when(e) > ended), key=trace2_when)
+    listings = [e for e in after if _argv(e) == list(MEMORY_LISTING)]
+    prepared = [e for e in after if _argv(e)[-2:] == ["update-ref", "--stdin"]]
+    assert len(listings) == 1 and prepared, [_argv(e) for e in after]
+    assert trace2_when(listings[0]) <= trace2_when(prepared[0])
+    assert hn(bob, "memory", "show", mem["memoryId"]).code == 0
