@@ -80,14 +80,53 @@ def sweep(main: Repo, min_age: float = SWEEP_AGE) -> int:
             os.close(fd)
             continue  # a live sync holds it
         try:
-            import shutil  # (imported when needed: a sync loads it while its fetch runs)
-
-            shutil.rmtree(entry.path, ignore_errors=True)
+            remove_tree(entry.path)
             removed += not os.path.lexists(entry.path)
         finally:
             if fd >= 0:
                 os.close(fd)
     return removed
+
+
+def remove_tree(path: str) -> None:
+    """``shutil.rmtree(path, ignore_errors=True)`` without importing ``shutil`` (with bz2, lzma
+    and fnmatch, ~1.5 ms of every sync's imports for this one call, f133): the same walk through
+    directory descriptors, which never follows a symbolic link (a link, ``path`` itself too, is
+    not entered; one inside is removed as a file), every error left for the next removal."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        _remove_entries(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def _remove_entries(fd: int) -> None:
+    """Remove everything in the directory open as ``fd`` (``remove_tree``)."""
+    try:
+        with os.scandir(fd) as it:
+            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+    except OSError:
+        return
+    for name, is_dir in entries:
+        try:
+            if not is_dir:
+                os.unlink(name, dir_fd=fd)
+                continue
+            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            try:
+                _remove_entries(sub)
+            finally:
+                os.close(sub)
+            os.rmdir(name, dir_fd=fd)
+        except OSError:
+            pass
 
 
 def left_behind() -> list[str]:
@@ -198,14 +237,12 @@ class Quarantine:
         parent, name = os.path.split(self.path)
         if parent != self.root or not is_txn(name) or os.path.islink(self.path):
             raise LocalStateError("quarantine cleanup refused an unexpected path")
-        import shutil
-
-        shutil.rmtree(self.path, ignore_errors=True)
+        remove_tree(self.path)
         for _ in range(40):  # a Git child still finishing its last write: gone within moments
             if not os.path.lexists(self.path):
                 break
             time.sleep(0.025)
-            shutil.rmtree(self.path, ignore_errors=True)
+            remove_tree(self.path)
         if self._held is not None:
             os.close(self._held)
             self._held = None

@@ -4,6 +4,7 @@ the main store; a fetched pack is adopted whole only when every object in it is 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -323,3 +324,41 @@ def test_the_names_of_a_pack_larger_than_what_is_accepted_are_not_read(main, mon
         q.remove()
     assert all(_present(path, o) for o in oids[:2]) and not _present(path, oids[2])
     assert git(path, "fsck", "--no-dangling") == ""
+
+
+def test_a_quarantine_is_removed_without_following_a_symlink_in_it(main, tmp_path):
+    """``remove_tree`` (the quarantine's removal, without ``shutil``: f133) removes a whole
+    quarantine, nested directories and read-only files included, and removes a symbolic link in
+    it as a link: the directory and the file it names, outside, stay as they were. A path that is
+    itself a link is not entered. The sync imports no ``shutil`` for it."""
+    import subprocess
+    import sys
+
+    from git_hn.store.quarantine import remove_tree
+
+    path, repo = main
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "keep.txt").write_text("kept\n")
+    q = Quarantine(repo)
+    _pack(q, _blobs(q, ["packed\n"]))
+    root = Path(q.path)
+    (root / "objects" / "ab").mkdir(exist_ok=True)
+    (root / "objects" / "ab" / "cdef").write_text("x")
+    os.chmod(root / "objects" / "ab" / "cdef", 0o444)
+    os.symlink(outside, root / "objects" / "linked-dir")
+    os.symlink(outside / "deep" / "keep.txt", root / "linked-file")
+    link = tmp_path / "link-to-outside"
+    os.symlink(outside, link)
+    remove_tree(str(link))
+    assert link.is_symlink() and (outside / "deep" / "keep.txt").read_text() == "kept\n"
+    q.remove()
+    assert not os.path.lexists(q.path)
+    assert (outside / "deep" / "keep.txt").read_text() == "kept\n"
+    code = ("import sys; from git_hn.store.quarantine import remove_tree; remove_tree(sys.argv[1]); "
+            "print('shutil' in sys.modules)")
+    gone = tmp_path / "gone"
+    (gone / "a" / "b").mkdir(parents=True)
+    (gone / "a" / "b" / "c").write_text("c")
+    out = subprocess.run([sys.executable, "-c", code, str(gone)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False" and not gone.exists()

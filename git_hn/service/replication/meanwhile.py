@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...errors import HnError
 
 
-_LATER = ("shutil", "...core.dependencies", "...core.projection", "...store.resolver", "...store.state",
+_LATER = ("...core.dependencies", "...core.projection", "...store.resolver", "...store.state",
           "...store.stateview", "...store.streams", "...store.verify", ".accepted", ".measure", ".publish",
           ".shallow",
           # and what promotion and the sync's end load (each was imported after the fetch, on the
