@@ -332,11 +332,11 @@ class Git:
     def read_objects(self, oids: list[str]) -> list[tuple[str, bytes] | None]:
         return self._reader().read_many(oids)
 
-    def read_objects_bounded(self, oids: list[str], max_size: int, named: bool = False) -> list:
-        """(type, size, content) per object (``named``: (object ID, type, size, content)); content
-        is None when size exceeds ``max_size``. An oversize object is drained from the pipe in
-        chunks, never held, so a hostile object costs time but not memory, and needs no second process."""
-        return self._reader().read_many(oids, max_size, named=named)
+    def read_objects_bounded(self, oids: list[str], max_size: int) -> list[tuple[str, int, bytes | None] | None]:
+        """(type, size, content) per object; content is None when size exceeds ``max_size``.
+        An oversize object is drained from the pipe in chunks, never held in memory, so a hostile
+        object costs time but not memory, and no second process is needed to learn sizes first."""
+        return self._reader().read_many(oids, max_size)
 
     def object_info(self, name: str) -> tuple[str, str, int] | None:
         """(oid, type, size) for an object name, or None when it is missing."""

@@ -87,12 +87,8 @@ class Reader:
     def info(self, name: str):
         return self.read(name, info=self.mode == "--batch-command")
 
-    def read_many(self, names: list[str], max_size: int | None = None, info: bool = False,
-                  named: bool = False) -> list:
-        """The answer to each of ``names``, in order; ``named`` (with ``max_size``): each found
-        object as ``(object ID, type, size, content)``, its ID as Git answered (for a name such
-        as ``C~1`` or ``C:memory.json``, the object it resolved to)."""
-        if len(names) <= 1 and not named:
+    def read_many(self, names: list[str], max_size: int | None = None, info: bool = False) -> list:
+        if len(names) <= 1:
             return [self.read(n, max_size, info) for n in names]
         # A writer thread keeps both pipes moving so that neither side blocks on a full buffer.
         errors = []
@@ -106,7 +102,7 @@ class Reader:
 
         thread = Background(writer)
         try:
-            return self._answers(names, max_size, info, named)
+            return self._answers(names, max_size, info)
         except BaseException:
             # out of step now (a signal, or a broken answer): stop it, which also unblocks the
             # writer, and let every later use fail rather than wait forever
@@ -115,7 +111,7 @@ class Reader:
         finally:
             thread.join()
 
-    def _answers(self, names: list[str], max_size: int | None, info: bool, named: bool = False) -> list:
+    def _answers(self, names: list[str], max_size: int | None, info: bool) -> list:
         """``_read_one`` of each of ``names`` in turn, its steps written out in one loop (a large
         sync reads ~80,000 objects: a call or two per object fewer, and the type names shared
         instead of decoded each time). An answer that is not a found object's header, and a
@@ -141,15 +137,12 @@ class Reader:
                 append((parts[0].decode("ascii"), kind, size))
                 continue
             if bounded and size > max_size:
-                append((parts[0].decode("ascii"), *self._drained(kind, size)) if named else self._drained(kind, size))
+                append(self._drained(kind, size))
                 continue
             data = read(size + 1)
             if len(data) != size + 1:
                 raise GitError("git cat-file stopped unexpectedly")
-            if named:
-                append((parts[0].decode("ascii"), kind, size, data[:size]))
-            else:
-                append((kind, size, data[:size]) if bounded else (kind, data[:size]))
+            append((kind, size, data[:size]) if bounded else (kind, data[:size]))
         return out
 
     def _drained(self, kind: str, size: int) -> tuple[str, int, None]:

@@ -418,16 +418,14 @@ class Walk(NamedTuple):
 
 
 def walk_many(repo: Repo, starts: list[tuple[Source, set]], raw_levels: int = 32,
-              raws: dict | None = None, read=None) -> dict[str, Walk]:
+              raws: dict | None = None) -> dict[str, Walk]:
     """``walk`` of many sources at once, each down to the first commit in its stop set.
 
     Commits are read level by level, every level in one pipelined ``cat-file --batch`` exchange,
     so thousands of short streams cost a few round trips instead of a process or a round trip
     each; a stream still walking after ``raw_levels`` commits is finished with one hinted
     ``git log`` (as ``walk`` does), falling back to the raw walk. Errors are ``walk``'s.
-    ``raws`` (when given) receives each commit read that way, ``commit -> (type, content)``;
-    ``read(commits)`` (when given) reads a level instead of ``Git.read_objects``, with the same
-    answers (``measure.Ahead``: the objects measurement reads next come in the same exchange).
+    ``raws`` (when given) receives each commit read that way, ``commit -> (type, content)``.
     """
     out: dict[str, Walk] = {}
     todo = {}  # ref -> (source, stops, commits so far, next commit)
@@ -439,12 +437,11 @@ def walk_many(repo: Repo, starts: list[tuple[Source, set]], raw_levels: int = 32
         else:
             todo[src.ref] = (src, stops, [], src.head)
     pending = repo.pending()
-    read = read or repo.git.read_objects
     for _level in range(raw_levels):
         if not todo:
             break
         refs = list(todo)
-        objs = read([todo[r][3] for r in refs])
+        objs = repo.git.read_objects([todo[r][3] for r in refs])
         if raws is not None:
             raws.update(zip((todo[r][3] for r in refs), objs))
         for ref, obj in zip(refs, objs):

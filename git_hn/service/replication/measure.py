@@ -41,8 +41,7 @@ def measure_all(run, wanted: list[Outcome]) -> None:
     starts = [(streams.Source(quarantine_ref(o.actor, o.id), o.advertised, o.actor, o.id),
                {o.old} if o.old else set()) for o in alive]
     raws: dict = {}
-    ahead = Ahead(q.git)
-    walks = streams.walk_many(q.repo, starts, raws=raws, read=ahead.read)
+    walks = streams.walk_many(q.repo, starts, raws=raws)
     fast: list[tuple[Outcome, list]] = []
     for o in alive:
         w = walks[quarantine_ref(o.actor, o.id)]
@@ -53,7 +52,7 @@ def measure_all(run, wanted: list[Outcome]) -> None:
         fast.append((o, w.commits if plain else None))
     # the trees of every new commit, in one batch: a memory tree names exactly two blobs
     trees = [t for _o, commits in fast if commits is not None for _c, t in commits]
-    tree_objs = dict(zip(trees, ahead.bounded(trees))) if trees else {}
+    tree_objs = dict(zip(trees, q.git.read_objects_bounded(trees, 4096))) if trees else {}
     run.prefetched = read = dict(tree_objs)  # objects validation need not read again (see ``_sizes``)
     oid_bytes = q.repo.oid_hex_len // 2
     objects: dict[str, list[str]] = {}
@@ -74,8 +73,7 @@ def measure_all(run, wanted: list[Outcome]) -> None:
     # ones it has is asked in the background (acceptance needs the answer too, §9.10 step 2)
     everything = sorted({oid for oids in objects.values() for oid in oids})
     run.probe_main_later(everything)
-    sizes = _sizes(q, everything, raws, tree_objs, read, ahead)
-    del ahead  # (what it read ahead is in ``raws``, ``tree_objs`` and ``read`` now, or let go)
+    sizes = _sizes(q, everything, raws, tree_objs, read)
     descending = [oids for o, _c in fast if o.old for oids in [objects.get(o.id)] if oids is not None]
     in_main = run.probe_main([x for oids in descending for x in oids]) if descending else {}
     for o, _commits in fast:
@@ -100,14 +98,14 @@ PREREAD_CHUNK = 8192  # blobs read at a time (at most 32 MiB in flight)
 PREREAD_HELD = 16 << 20  # bytes of blob content kept for validation (32 MiB: ~45 MiB of RSS at 100k)
 
 
-def _sizes(q, oids: list[str], raws: dict, trees: dict, read: dict, ahead: Ahead | None = None) -> dict[str, int]:
+def _sizes(q, oids: list[str], raws: dict, trees: dict, read: dict) -> dict[str, int]:
     """The size of each object (0 when missing): commits from the walk, trees from their read,
     blobs read now, bounded at ``PREREAD_BYTES`` (a header gives the size of a larger one);
     whole objects go into ``read`` for validation. Blobs are read ``PREREAD_CHUNK`` at a time
     until ``PREREAD_HELD`` bytes are held (the chunk that reaches it is kept whole, so at most
     48 MiB; a memory blob is under a kilobyte: 16,000 of them fit); one ``--batch-check`` sizes
     the rest (validation reads those itself). The walk's commits and the trees are handed on in
-    any case. A blob ``ahead`` read already is not read again."""
+    any case."""
     from ...store.verify import MAX_COMMIT_BYTES
 
     # the blobs, and any commit past the walk's raw levels (read by ``git log``)
@@ -118,19 +116,15 @@ def _sizes(q, oids: list[str], raws: dict, trees: dict, read: dict, ahead: Ahead
     while at < len(unread) and held < PREREAD_HELD:
         part = unread[at:at + PREREAD_CHUNK]
         at += len(part)
-        for oid, obj in zip(part, ahead.bounded(part) if ahead is not None else
-                            q.git.read_objects_bounded(part, PREREAD_BYTES)):
+        for oid, obj in zip(part, q.git.read_objects_bounded(part, PREREAD_BYTES)):
             sizes[oid] = obj[1] if obj else 0
             if obj is not None and obj[2] is not None:
                 read[oid] = obj
                 held += obj[1]
     if at < len(unread):
         step = q.git.BULK_NAMES  # (a part at a time: only the sizes are kept)
-        got = ahead.got if ahead is not None else {}
-        sizes.update((oid, got[oid][1]) for oid in unread[at:] if oid in got)
-        left = [oid for oid in unread[at:] if oid not in got]
-        for k in range(0, len(left), step):
-            rest = left[k:k + step]
+        for k in range(at, len(unread), step):
+            rest = unread[k:k + step]
             sizes.update(zip(rest, (i[2] if i else 0 for i in q.git.infos_bulk(rest))))
     for oid in oids:
         if oid in raws:
@@ -141,58 +135,6 @@ def _sizes(q, oids: list[str], raws: dict, trees: dict, read: dict, ahead: Ahead
         elif oid in trees:
             sizes[oid] = trees[oid][1] if trees[oid] else 0
     return sizes
-
-
-# Each exchange of the walk asks, beside a level's commits, what measurement reads of them next:
-# each one's tree, and its first parent's commit and tree, named by revision (``C~1^{tree}``);
-# the walk of a fresh clone's two-memory streams and their trees are then one exchange, their
-# blobs a second (by object ID), not four in all. (Blobs named by path, ``C:memory.json``, would
-# make it one, but Git resolves a path ~14 us a name, more than the exchange saved: 100 streams'
-# 800 objects cost Git 7.5 ms so, 4.1 ms by object ID.)
-AHEAD = ("", "^{tree}", "~1", "~1^{tree}")
-AHEAD_COMMITS = 1024  # a level's commits from which it is read alone (as before: the exchange would be large)
-AHEAD_HELD = PREREAD_HELD  # bytes read ahead from which a level is read alone
-
-
-class Ahead:
-    """The quarantine's objects that measurement reads, read ahead of their turn. An answer is
-    kept under the object ID Git answered with, and only ever given for that ID: whatever a
-    name such as ``C~1`` resolves to (a graft, a shallow boundary, a hostile tree of another
-    shape, a missing object), what is given for an object ID is what asking for that ID gives
-    (the same store, content-addressed). Bounded as ``_sizes`` reads blobs (``PREREAD_BYTES``);
-    a commit over that is read again whole, as the walk reads commits."""
-
-    def __init__(self, git):
-        self.git = git
-        self.got: dict[str, tuple] = {}  # object ID -> (type, size, content, or None over the bound)
-        self.held = 0  # bytes of content in ``got``
-
-    def read(self, commits: list[str]) -> list:
-        """``Git.read_objects(commits)``, its levels' next objects read along (``streams.walk_many``)."""
-        got = self.got
-        todo = [c for c in commits if c not in got]
-        if len(todo) > AHEAD_COMMITS and not got:  # (a large sync's level: read alone, as before)
-            return self.git.read_objects(commits)
-        missing: set = set()
-        if todo and len(todo) <= AHEAD_COMMITS and self.held < AHEAD_HELD:
-            for answer in self.git.read_objects_bounded([c + a for c in todo for a in AHEAD], PREREAD_BYTES,
-                                                        named=True):
-                if answer is not None and answer[0] not in got:
-                    got[answer[0]] = answer[1:]
-                    self.held += answer[2] if answer[3] is not None else 0
-            missing = {c for c in todo if c not in got}
-        again = [c for c in commits if c not in missing and got.get(c, (0, 0, None))[2] is None]
-        whole = dict(zip(again, self.git.read_objects(again))) if again else {}
-        return [None if c in missing else whole[c] if c in whole else (got[c][0], got[c][2]) for c in commits]
-
-    def bounded(self, oids: list[str]) -> list:
-        """``Git.read_objects_bounded(oids, PREREAD_BYTES)``: what was read ahead, then the rest."""
-        got = self.got
-        if not got:
-            return self.git.read_objects_bounded(oids, PREREAD_BYTES)
-        rest = [oid for oid in oids if oid not in got]
-        more = dict(zip(rest, self.git.read_objects_bounded(rest, PREREAD_BYTES))) if rest else {}
-        return [got[oid] if oid in got else more[oid] for oid in oids]
 
 
 def keep_trees(run) -> None:
