@@ -48,7 +48,10 @@ _lower = None  # the Unicode 15 lowercase table (``_lowering``)
 _word = None
 # ASCII text's §7.9 tokens: every character but a letter or a digit becomes a space, then the
 # words between spaces are the runs of ``[A-Za-z0-9]+`` (L* and N* restricted to ASCII)
-_ASCII_SEPARATORS = {c: " " for c in range(128) if not chr(c).isalnum()}
+# ASCII text's §7.9 words in one byte table: a letter lowercased, a digit itself, anything else a
+# space (bytes above 127 never reach it: ``token_sequence`` takes this path for ASCII text only)
+_ASCII_WORDS = bytes(c | 0x20 if chr(c).isalpha() else c if chr(c).isdigit() else 0x20 for c in range(128)) \
+    + bytes(range(128, 256))
 HEX_DIGITS = "0123456789abcdef"
 
 
@@ -160,8 +163,8 @@ def tokens(text: str) -> list[str]:
 def token_sequence(text: str) -> list[str]:
     """The §7.9 tokens in text order, repeats kept (``tokens`` is its sorted set): what recall's
     phrases and relevance order read (``core.search``)."""
-    if text.isascii():  # the same answer, without the large Unicode character class
-        return text.lower().translate(_ASCII_SEPARATORS).split()
+    if text.isascii():  # the same answer, without the large Unicode character class, in one pass
+        return text.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
     global _word
     if _word is None:
         import re

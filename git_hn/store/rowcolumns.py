@@ -5,13 +5,10 @@ Owns ``row_columns`` (the context-free part of the projection of one record: kin
 size, outcome, topics, paths, §7.9 tokens and token sequence, the anchor/evidence key and the
 typed evidence references) and the ``FRESH_*`` values a new row's derived columns hold until
 ``state.derive`` sets them. Every value is what the core's functions give (``gostr.token_sequence``,
-``canonical.compact_plain``, ``grammar.utc_of_valid``); two are computed here a faster way for the
-text that allows it, and equal by construction and by test (tests/property/test_row_columns.py):
-
-- ``token_sequence`` of ASCII text with one byte table (lowercase and separators at once), where
-  the core's ASCII path translates through a mapping (~40 instructions a character);
-- the size of a content with nothing JSON or Go's HTML escaping rewrites (printable ASCII without
-  ``"``, ``\\``, ``<``, ``>``, ``&``): its length and two quotes, without encoding it.
+``canonical.compact_plain``, ``grammar.utc_of_valid``); one is computed here a faster way for the
+text that allows it, equal by construction and by test (tests/property/test_row_columns.py): the
+size of a content with nothing JSON or Go's HTML escaping rewrites (printable ASCII without
+``"``, ``\\``, ``<``, ``>``, ``&``), its length and two quotes, without encoding it.
 
 Trusts: the memories it is given were verified (``streams``, ``verify``); pure, no I/O.
 """
@@ -27,19 +24,6 @@ from ..core.projection import LIFECYCLE_RANK
 # sets: a row whose computed value is this one is not written twice
 FRESH_LIFECYCLE = ("active", LIFECYCLE_RANK["active"], 0)  # lifecycle, lrank, challenged
 FRESH_EVIDENCE = ""  # ev_memory
-
-# ASCII: a letter lowercased, a digit itself, anything else a space (``gostr._ASCII_SEPARATORS``
-# after ``str.lower``); bytes above 127 never reach it
-_ASCII_WORDS = bytes(c | 0x20 if chr(c).isalpha() else c if chr(c).isdigit() else 0x20 for c in range(128)) \
-    + bytes(range(128, 256))
-
-
-def tokens_of(text: str) -> list[str]:
-    """``gostr.token_sequence(text)``."""
-    if text.isascii():
-        return text.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
-    return token_sequence(text)
-
 
 def json_size(content: str) -> int:
     """``len(canonical.compact_plain(content))``: the UTF-8 bytes of the JSON string."""
@@ -73,7 +57,7 @@ def row_columns(m):
     topics = sorted(set(rec.topics)) if rec.topics else []
     key = (anchor.commit, rec.applicability.mode, rec.applicability.subject, anchor.subject or "", paths, git, event)
     joined = "\n".join(topics)
-    seq = tokens_of(rec.content + "\n" + joined)
+    seq = token_sequence(rec.content + "\n" + joined)
     toks = sorted(set(seq))  # = gostr.tokens of the same text
     cols = (m.memory_id, rec.kind, *FRESH_LIFECYCLE, env.timestamp, utc_of_valid(env.timestamp),
             json_size(rec.content), FRESH_EVIDENCE, env.actor, env.stream, env.sequence, rec.attempt_outcome,

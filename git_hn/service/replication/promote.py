@@ -342,12 +342,12 @@ def _checked(checker, oids: list[str]) -> list[bool] | None:
     them all at once (``Git.presence``'s answer); None when it cannot say (too many for one
     process, a failed Git, an answer of another shape): then ``presence`` asks."""
     from ...store.git import Git
-    from ...store.reader import answer_fields, object_name
+    from ...store.reader import answer_fields, object_names
 
     if not oids or len(oids) > Git.BULK_NAMES:
         return None
     try:
-        got = checker.finish(b"".join(object_name(o) for o in oids))
+        got = checker.finish(object_names(oids))
         if got.returncode != 0:
             return None
         lines = got.stdout.split(b"\n")
