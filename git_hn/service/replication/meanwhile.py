@@ -16,7 +16,13 @@ _LATER = ("...core.dependencies", "...core.projection", "...store.resolver", "..
           # command's critical path: ~6 ms together on a quiet machine)
           "...store.identity", "...store.given", "...store.promisor", "...store.workers",
           "...store.objects", "...store.reanchor", "..index_refresh", ".failures", ".atrisk", ".lost",
-          ".tracked", ".moved", ".push_targets", ".remote_branches", "...core.invisible")
+          ".tracked", ".moved", ".push_targets", ".remote_branches", "...core.invisible",
+          # and the four a sync-100 still imported after its fetch (f138: ~1.2 ms of its critical
+          # path): the promotion's plan, the URL note, the sync's warning of lost streams
+          ".groups", ".renamed", "..lost_streams")
+
+
+THREADS_FROM_STREAMS = 32  # streams fetched: at least that many new memories, checked on threads
 
 
 BULK_HASHING_FROM = 1024  # streams fetched: enough memories for ``hashlib`` to pay for itself
@@ -26,8 +32,9 @@ def prepare_validation(streams: int) -> None:
     """What validating the memories of ``streams`` fetched streams loads, loaded while the
     fetch runs (the main thread only waits then): the Ed25519 backend (~14 ms of imports), for
     many streams ``hashlib`` (each memory ID is a hash; for a few hundred memories the built-in
-    hashes cost less than loading OpenSSL: ``core.hashing``), and the modules that measurement,
-    validation, classification and publication use (imported only now, so that the fetch starts
+    hashes cost less than loading OpenSSL: ``core.hashing``) and ``threading`` (which the
+    signature checks' threads need), and the modules that measurement, validation,
+    classification, promotion and publication use (imported only now, so that the fetch starts
     sooner)."""
     from importlib import import_module
 
@@ -36,7 +43,7 @@ def prepare_validation(streams: int) -> None:
     keys.load()
     if streams >= BULK_HASHING_FROM:
         hashing.load_bulk()
-    for name in _LATER:
+    for name in _LATER + (("threading",) if streams >= THREADS_FROM_STREAMS else ()):  # (``store.workers``)
         import_module(name, __package__ if name.startswith(".") else None)
 
 
