@@ -160,7 +160,9 @@ def _indented(value, newline: str) -> str:
         for key, item in value.items():
             if type(key) is not str:
                 raise _Unusual
-            parts.append(_encode_str(key) + ": " + _indented(item, inner))
+            kind = type(item)  # (a string or an integer spelled here: no call per scalar, the same text)
+            parts.append(_encode_str(key) + ": " + (_encode_str(item) if kind is str else int.__repr__(item)
+                                                    if kind is int else _indented(item, inner)))
         return "{" + inner + ("," + inner).join(parts) + newline + "}"
     if kind is list or kind is tuple:
         if not value:
