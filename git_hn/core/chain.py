@@ -91,9 +91,17 @@ def fsck_commit_error(raw: bytes) -> str:
     if error:
         return error
     _checked += 1
-    if _checked > _WELL_FORMED_AFTER and _well_formed_header().match(raw) is not None:
+    if (_WELL_FORMED is not None or _checked > _WELL_FORMED_AFTER) and _well_formed_header().match(raw) is not None:
         return ""  # well formed: what ``_header_error`` accepts, in one C-speed match
     return _header_error(raw)
+
+
+def compile_header_check() -> None:
+    """Compile the well-formed header's expression now, so that ``fsck_commit_error`` matches
+    every header with it from the first: for a caller about to check many commits, while it
+    waits for them (``replication.meanwhile``: a sync-100's 200 headers cost ~2 ms rule by rule
+    and compiling, on its critical path). The answers are the same either way."""
+    _well_formed_header()
 
 
 def _framing_error(raw: bytes) -> str:

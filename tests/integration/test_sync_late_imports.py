@@ -53,14 +53,15 @@ def test_a_sync_of_many_streams_loads_what_follows_its_fetch_while_it_runs(tmp_p
     assert set(late) <= {"git_hn.hookscripts", "math"}, late
 
 
-def test_prepare_validation_loads_threading_only_for_many_streams(tmp_path):
+def test_prepare_validation_loads_threading_and_compiles_the_header_check_only_for_many_streams(tmp_path):
     code = ("import sys\n"
             "from git_hn.service.replication import meanwhile\n"
             "assert 'threading' not in sys.modules\n"
-            "meanwhile.prepare_validation(meanwhile.THREADS_FROM_STREAMS - 1)\n"
-            "few = 'threading' in sys.modules\n"
-            "meanwhile.prepare_validation(meanwhile.THREADS_FROM_STREAMS)\n"
-            "print(few, 'threading' in sys.modules, all(m in sys.modules for m in (\n"
+            "meanwhile.prepare_validation(meanwhile.MANY_STREAMS - 1)\n"
+            "from git_hn.core import chain\n"
+            "few = 'threading' in sys.modules or chain._WELL_FORMED is not None\n"
+            "meanwhile.prepare_validation(meanwhile.MANY_STREAMS)\n"
+            "print(few, 'threading' in sys.modules and chain._WELL_FORMED is not None, all(m in sys.modules for m in (\n"
             "    'git_hn.service.replication.groups', 'git_hn.service.replication.renamed',\n"
             "    'git_hn.service.lost_streams')))\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)

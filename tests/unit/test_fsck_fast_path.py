@@ -73,3 +73,23 @@ def test_a_few_headers_are_judged_without_compiling_the_expression():
             "print(set(first + more) == {''}, before, chain._WELL_FORMED is not None)\n")
     out = subprocess.run([sys.executable, "-c", code], input=BASES[0], capture_output=True, check=True)
     assert out.stdout.split() == [b"True", b"True", b"True"]
+
+
+def test_once_compiled_the_expression_judges_every_header_from_the_first():
+    """A sync about to check many commits compiles the expression while its fetch runs
+    (``chain.compile_header_check``, f138): its first headers are then matched by it too, not
+    judged rule by rule, with the same answers."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom git_hn.core import chain\n"
+            "raw = sys.stdin.buffer.read()\n"
+            "chain.compile_header_check()\n"
+            "ruled = []\n"
+            "rules = chain._header_error\n"
+            "chain._header_error = lambda h: ruled.append(h) or rules(h)\n"
+            "first = [chain.fsck_commit_error(raw) for _ in range(5)]\n"
+            "bad = chain.fsck_commit_error(raw.replace(b'1700000000', b'01700000000'))\n"
+            "print(first == [''] * 5, len(ruled), bad)\n")
+    out = subprocess.run([sys.executable, "-c", code], input=BASES[0], capture_output=True, check=True)
+    assert out.stdout.split() == [b"True", b"1", b"zeroPaddedDate"]

@@ -22,7 +22,7 @@ _LATER = ("...core.dependencies", "...core.projection", "...store.resolver", "..
           ".groups", ".renamed", "..lost_streams")
 
 
-THREADS_FROM_STREAMS = 32  # streams fetched: at least that many new memories, checked on threads
+MANY_STREAMS = 32  # streams fetched: at least that many new commits (signatures checked on threads)
 
 
 BULK_HASHING_FROM = 1024  # streams fetched: enough memories for ``hashlib`` to pay for itself
@@ -32,18 +32,21 @@ def prepare_validation(streams: int) -> None:
     """What validating the memories of ``streams`` fetched streams loads, loaded while the
     fetch runs (the main thread only waits then): the Ed25519 backend (~14 ms of imports), for
     many streams ``hashlib`` (each memory ID is a hash; for a few hundred memories the built-in
-    hashes cost less than loading OpenSSL: ``core.hashing``) and ``threading`` (which the
-    signature checks' threads need), and the modules that measurement, validation,
+    hashes cost less than loading OpenSSL: ``core.hashing``), from ``MANY_STREAMS`` streams
+    ``threading`` (the signature checks' threads) and the commit headers' expression
+    (``chain.compile_header_check``), and the modules that measurement, validation,
     classification, promotion and publication use (imported only now, so that the fetch starts
     sooner)."""
     from importlib import import_module
 
-    from ...core import hashing, keys
+    from ...core import chain, hashing, keys
 
     keys.load()
     if streams >= BULK_HASHING_FROM:
         hashing.load_bulk()
-    for name in _LATER + (("threading",) if streams >= THREADS_FROM_STREAMS else ()):  # (``store.workers``)
+    if streams >= MANY_STREAMS:
+        chain.compile_header_check()
+    for name in _LATER + (("threading",) if streams >= MANY_STREAMS else ()):  # (``store.workers``)
         import_module(name, __package__ if name.startswith(".") else None)
 
 
