@@ -26,6 +26,7 @@ class Reader:
     def __init__(self, git, mode: str, proc: Child | None = None):  # git: a store.git.Git
         self.mode = mode
         self.proc = proc if proc is not None else self.popen(git, mode)
+        self._room: int | None = None  # what Git's input pipe holds (``_room_in_pipe``)
 
     @staticmethod
     def popen(git, mode: str) -> Child:  # started in the runner's directory and environment
@@ -50,10 +51,14 @@ class Reader:
         Background(proc.wait)
 
     def _send(self, names: list[str], info: bool = False) -> None:
+        self._write(self._questions(names, info))
+
+    def _questions(self, names: list[str], info: bool) -> bytes:
         verb = ("info " if info else "contents ") if self.mode == "--batch-command" else ""
         data = object_names(names, verb)
-        if verb:
-            data += b"flush\n"
+        return data + b"flush\n" if verb else data
+
+    def _write(self, data: bytes) -> None:
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
@@ -90,6 +95,20 @@ class Reader:
     def read_many(self, names: list[str], max_size: int | None = None, info: bool = False) -> list:
         if len(names) <= 1:
             return [self.read(n, max_size, info) for n in names]
+        data = self._questions(names, info) if len(names) <= self.AT_ONCE else b""
+        if data and len(data) <= self._room_in_pipe():
+            # the questions fit in Git's empty input pipe: written at once, they never wait for
+            # Git to read, so no writer thread is needed (a thread's start and join cost
+            # 0.1-0.7 ms an exchange, more under load: a sync-100 has six such exchanges)
+            try:
+                self._write(data)
+            except (BrokenPipeError, OSError):  # (Git stopped: its answers say so)
+                pass
+            try:
+                return self._answers(names, max_size, info)
+            except BaseException:
+                self.proc.kill()  # (out of step: as below)
+                raise
         # A writer thread keeps both pipes moving so that neither side blocks on a full buffer.
         errors = []
 
@@ -144,6 +163,21 @@ class Reader:
                 raise GitError("git cat-file stopped unexpectedly")
             append((kind, size, data[:size]) if bounded else (kind, data[:size]))
         return out
+
+    AT_ONCE = 1024  # questions at most that ``read_many`` may write without its writer thread
+
+    def _room_in_pipe(self) -> int:
+        """The capacity of Git's input pipe, asked once (Linux ``F_GETPIPE_SZ``; elsewhere 0).
+        Between two exchanges the pipe is empty (Git read every question it answered), so a
+        write of at most that many bytes never blocks, whatever Git's answers wait for."""
+        if self._room is None:
+            import fcntl
+
+            try:
+                self._room = fcntl.fcntl(self.proc.stdin.fileno(), getattr(fcntl, "F_GETPIPE_SZ"))
+            except (AttributeError, OSError, ValueError):
+                self._room = 0
+        return self._room
 
     def _drained(self, kind: str, size: int) -> tuple[str, int, None]:
         """An object over the bound asked: its content read off the pipe in chunks, never held."""

@@ -479,3 +479,41 @@ def test_many_answers_read_in_one_loop_equal_those_read_one_at_a_time(repo, mode
                 fast.close()
                 slow.close()
     g.close()
+
+
+@pytest.mark.parametrize("mode", ["--batch-command", "--batch"])
+def test_questions_that_fit_in_the_pipe_are_written_without_a_thread_and_answered_the_same(repo, mode, monkeypatch):
+    """``Reader.read_many`` writes questions that fit in Git's empty input pipe at once, without
+    its writer thread (f138: a thread's start and join cost up to 0.7 ms an exchange); more
+    than the pipe holds still go through the thread, which keeps both pipes moving (written at
+    once, they would wait for Git, and Git for its answers to be read). Both answer as one
+    question at a time does (the reference), whichever way the questions went."""
+    from git_hn.store import reader as readermod
+
+    (repo / "big.bin").write_bytes(b"x" * 70000)  # (answers larger than Git's output pipe, too)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "big")
+    threads = []
+    real = readermod.Background
+    monkeypatch.setattr(readermod, "Background", lambda fn, *a: threads.append(fn) or real(fn, *a))
+    g = Git(str(repo))
+    few = ["HEAD", "HEAD^{tree}", "HEAD:big.bin", "HEAD:no such.txt", "0" * 40] * 4
+    fast, slow = readermod.Reader(g, mode), readermod.Reader(g, mode)
+    try:
+        room = fast._room_in_pipe()
+        assert room >= 4096  # (Linux: its capacity, asked once)
+        long = ["HEAD:" + "d" * 200 + ".txt"] * (room // 200) + few  # more bytes than the pipe holds
+        assert len(fast._questions(long, False)) > room and len(long) <= readermod.Reader.AT_ONCE
+        for names, by_thread in ((few, False), (long, True), (few * 60, True)):  # (the last: over ``AT_ONCE``)
+            threads.clear()
+            got = fast.read_many(names, 4096)
+            assert bool(threads) == by_thread
+            want = []
+            for n in names:
+                slow._send([n], False)
+                want.append(slow._read_one(n, 4096, False))
+            assert got == want and None in want and ("blob", 70000, None) in want
+    finally:
+        fast.close()
+        slow.close()
+    g.close()
