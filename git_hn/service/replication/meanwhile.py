@@ -1,7 +1,7 @@
 """What a sync does while its quarantine fetch runs (issue 11: the main thread only waits then,
-and one of the two cores is idle): the modules validation and promotion load, the
-quarantine's object reader, and a verified state that does not exist yet. Nothing here reads what
-the fetch brings.
+and one of the two cores is idle): the modules validation and promotion load (and, for many
+streams, the commit headers' expression), the quarantine's object reader, and a verified state
+that does not exist yet. Nothing here reads what the fetch brings.
 """
 
 from __future__ import annotations
