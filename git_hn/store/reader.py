@@ -110,12 +110,16 @@ class Reader:
                 self.proc.kill()  # (out of step: as below)
                 raise
         # A writer thread keeps both pipes moving so that neither side blocks on a full buffer.
+        # Every question is encoded here first, so that a name Git cannot be asked (a newline in
+        # it: ``object_name``) is refused before anything is written: raised in the thread, it
+        # left the answers to be waited for forever (f138's review)
+        parts = [data] if data else [self._questions(names[i:i + 512], info) for i in range(0, len(names), 512)]
         errors = []
 
         def writer():
             try:
-                for i in range(0, len(names), 512):
-                    self._send(names[i:i + 512], info)
+                for part in parts:
+                    self._write(part)
             except (BrokenPipeError, OSError) as exc:  # pragma: no cover - process died
                 errors.append(exc)
 

@@ -517,3 +517,34 @@ def test_questions_that_fit_in_the_pipe_are_written_without_a_thread_and_answere
         fast.close()
         slow.close()
     g.close()
+
+
+@pytest.mark.parametrize("count", [3, 2000])
+def test_a_name_git_cannot_be_asked_is_refused_before_anything_is_written(repo, count):
+    """A name with a newline among many questions (more than ``Reader.AT_ONCE``: the writer
+    thread's way) is refused in the caller's thread before anything is written (a review of f138:
+    raised in the writer thread, it was never said, and the answers were waited for forever),
+    and the reader answers the next exchange as before."""
+    import threading
+
+    from git_hn.store import reader as readermod
+
+    g = Git(str(repo))
+    r = readermod.Reader(g, "--batch")
+    outcome = []
+
+    def ask():
+        try:
+            r.read_many(["HEAD"] * (count - 1) + ["HEAD\nHEAD"], 4096)
+        except GitError as exc:
+            outcome.append(str(exc))
+
+    try:
+        asking = threading.Thread(target=ask, daemon=True)
+        asking.start()
+        asking.join(30)
+        assert outcome == ["object name contains a newline"]
+        assert [a[0] for a in r.read_many(["HEAD", "HEAD^{tree}"], 4096)] == ["commit", "tree"]
+    finally:
+        r.close()
+    g.close()
