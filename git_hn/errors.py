@@ -79,6 +79,11 @@ class ConflictError(HnError):
     """A compare-and-swap lost a race, or a lock could not be taken in time."""
 
 
+class StateBusy(ConflictError):
+    """The verified state's lock stayed taken (another git-hn updating the state) for as long as
+    the caller waits: a check that needs the state cannot be done now (``stateview.checking``)."""
+
+
 class BudgetError(HnError):
     """A bound or replication budget was exceeded."""
 

@@ -5,13 +5,15 @@ force-push after a rebase, a deleted branch), and memory refs (``deleting_memory
 refuses the push (``hook_runs.run_pre_push``). The anchor line names whose memories they are
 (an author name is signed author text: made inert and bounded): a team trial's push deleting a
 teammate's branch was not told whose memories it stranded. Trusts: Git's hook input, this
-clone's remote-tracking refs and verified state, and the command line of the ``git push`` the hook
-runs in (only to tell a mirror push: ``mirror_push``).
+clone's remote-tracking refs and verified state (its memory refs, each written only once its chain
+verified, when that state cannot say which remote tips are accepted here: ``refs_accepted``), and
+the command line of the ``git push`` the hook runs in (only to tell a mirror push: ``mirror_push``).
 """
 
 from __future__ import annotations
 
 from ..core.lines import lines_of
+from ..errors import HnError, StateBusy
 from ..store.repo import Repo
 
 NAMES_SHOWN = 3  # authors a line names (then "and N others")
@@ -30,14 +32,17 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
     and a review broke it: docs/decisions.md)."""
     import shlex
 
-    from .replication import gate, lost, publish
+    from .replication import publish
 
     # (branches and tags only: a deleted memory ref's chain, or a mirror's stash, holds no anchor,
     # and its tip in the keep command made an hn-anchor branch of a memory commit: a review)
     code = b"".join(line for line in data.splitlines(keepends=True)
                     if (line.split(b" ", 3)[2:3] or [b""])[0].startswith((b"refs/heads/", b"refs/tags/")))
     removed, old_tips, unfetched = publish.removed_by_push(repo, remote, code)
-    hits = lost.held(repo, remote, gate.anchored_on(repo, removed))  # (only what the remote has)
+    try:
+        hits, whose = _anchored(repo, remote, removed)
+    except StateBusy:  # (the check cannot be done now: said, and refused with ``block``)
+        return _busy_line(remote, block), [], True, unfetched
     if not hits:
         return "", [], bool(removed), unfetched
     from ..core.gostr import short_id
@@ -48,7 +53,6 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
     commits = len({c for _m, c in hits})
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in old_tips)  # (each contains what it loses)
     push = f"git push {shlex.quote(remote)} {keep}"  # (a command to paste: every name shell-quoted)
-    whose = _authors(repo, [m for m, _c in hits])
     how = f"push it there first: {push}" if block else f"to keep it there, also {push}"
     if commits == 1 and len(hits) == 1:
         return (f"this push takes commit {commit} off {remote}, and memory {memory}{whose} is anchored on it: "
@@ -59,6 +63,38 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
     return (f"this push takes {what} off {remote}, and {len(hits)} memories{whose} are anchored on "
             f"{'it' if commits == 1 else 'them'} (first: memory {memory}): whoever imports their streams from "
             f"{remote} stops at the first of them until the commits are back; {how}"), hits, True, unfetched
+
+
+def _anchored(repo: Repo, remote: str, removed: list[str]) -> tuple[list, str]:
+    """(the (memory, commit) pairs of the verified memories anchored on ``removed`` that ``remote``
+    holds (``gate.anchored_on``, ``lost.held``), whose they are (``_authors``)), from one look at
+    the state as last verified, or ``StateBusy`` when it stays busy (``stateview.checking``: a
+    push that takes commits off is not let go unchecked because another git-hn holds the state,
+    docs/decisions.md). None asked when the push takes nothing off."""
+    from ..store.stateview import checking
+    from .replication import gate, lost
+
+    if not removed:
+        return [], ""
+    try:
+        with checking(repo) as view:
+            hits = lost.held(repo, remote, gate.anchored_on(repo, removed, view), view)  # (only what the remote has)
+            return hits, _authors(view, [m for m, _c in hits]) if hits else ""
+    except StateBusy:
+        raise
+    except (HnError, OSError):  # (a lock file that cannot be opened: as the state's answer, none)
+        return [], ""
+
+
+def _busy_line(remote: str, block: bool) -> str:
+    """The line for a push that takes commits off ``remote`` while the verified state stays busy
+    (``_anchored``): the anchor check could not be done, as for a remote tip this clone lacks
+    (``_unfetched_line``); ``block`` refuses the push with it."""
+    what = (f"this push takes commits off {remote}, and git-hn cannot check whether memories are anchored on them: "
+            f"the memory state is busy (another git-hn is updating it: git hn memory index rebuild, say)")
+    if block:
+        return f"{what}; push again once that ends"
+    return f"warning: {what}; to have such a push checked, push once that ends"
 
 
 def unimported_there(repo: Repo, remote: str, block: bool, timeout: float, unfetched: list | None = None) -> str:
@@ -98,7 +134,7 @@ def unimported_there(repo: Repo, remote: str, block: bool, timeout: float, unfet
                 (wanted is not None and (parsed is None or parsed[1] not in wanted)):
             continue
         refs.append((oid, parsed[1] if parsed else ref))
-    known = _accepted(repo, sorted({oid for oid, _n in refs})) if refs else set()
+    known = _accepted(repo, sorted({oid for oid, _n in refs}), {oid: n for oid, n in refs}) if refs else set()
     unknown = sorted(name for oid, name in refs if oid not in known)
     if not unknown:
         return ""
@@ -196,10 +232,10 @@ def _imported_by(repo: Repo, remote: str) -> set[str] | None:
     return None if sel.all else set(sel.memories)
 
 
-def _accepted(repo: Repo, commits: list[str]) -> set[str]:
-    """Those of ``commits`` that a chain of the state as last verified holds (none when it cannot
-    answer)."""
-    from ..errors import HnError
+def _accepted(repo: Repo, commits: list[str], streams: dict[str, str]) -> set[str]:
+    """Those of ``commits`` that a chain of the state as last verified holds; when the state
+    cannot answer (busy, absent), those an accepted memory ref holds (``refs_accepted``: a busy
+    state said every remote stream was not imported, and ``block`` refused the push)."""
     from ..store.state import chunks, marks
     from ..store.statedb import sqlite3
     from ..store.stateview import last_verified
@@ -207,31 +243,68 @@ def _accepted(repo: Repo, commits: list[str]) -> set[str]:
     out: set[str] = set()
     try:
         with last_verified(repo) as view:
-            for part in chunks(commits) if view is not None else []:
-                out |= {r[0] for r in view.conn.execute(
-                    f'SELECT "commit" FROM chain WHERE "commit" IN ({marks(len(part))})', part)}
+            if view is not None:
+                for part in chunks(commits):
+                    out |= {r[0] for r in view.conn.execute(
+                        f'SELECT "commit" FROM chain WHERE "commit" IN ({marks(len(part))})', part)}
+                return out
     except (HnError, OSError, sqlite3.Error):
+        pass
+    try:
+        return refs_accepted(repo, commits, streams)
+    except (HnError, OSError):  # (Git could not start: none, as before)
         return set()
-    return out
 
 
-def _authors(repo: Repo, memories: list[str]) -> str:
+def refs_accepted(repo: Repo, commits: list[str], streams: dict[str, str]) -> set[str]:
+    """Those of ``commits`` (each with its stream, ``streams``: commit -> ``sha256:<hex>`` as the
+    remote's ref names it, when it does) that a memory ref of this clone holds: the user's own
+    (``refs/hn/memory/*``) and the accepted copies (``refs/hn/remotes/*/memory/*``), each written
+    only once its chain verified (an append signs it; a promotion, CONTRACT §9.11, follows the
+    validation). A commit that is a ref's tip (the usual case after a sync) costs the listing
+    only (one ``for-each-ref``); for the others, one ``rev-list`` walks the chains of their
+    streams' refs here (a chain holds only its stream's memories: §4.2); no more when Git cannot
+    answer. No process per ref. A tip under a ref name that is no stream counts only when it is a
+    head here (the state counted it when any chain held it: a sync never imports such a ref)."""
+    from ..core.grammar import parse_accepted_ref, parse_local_ref, is_oid
+    from ..store.git import MEMORY_LISTING
+
+    listed = repo.git.run(list(MEMORY_LISTING))
+    if listed.returncode != 0:
+        return set()
+    heads: set[str] = set()
+    of_stream: dict[str, set[str]] = {}
+    for line in lines_of(listed.stdout.decode("utf-8", "replace")):
+        ref, _sp, oid = line.partition(" ")
+        parsed = parse_local_ref(ref) or (parse_accepted_ref(ref) or (None,))[1:]
+        if is_oid(oid) and parsed:
+            heads.add(oid)
+            of_stream.setdefault(parsed[1], set()).add(oid)
+    out = {c for c in commits if c in heads}
+    starts = sorted({h for c in commits if c not in out for h in of_stream.get(streams.get(c, ""), ())})
+    if not starts:
+        return out
+    walk = repo.git.run(["rev-list", "--stdin"], input="".join(f"{h}\n" for h in starts).encode("ascii"))
+    if walk.returncode != 0:
+        return out
+    chains = set(walk.stdout.decode("ascii", "replace").split())
+    return out | {c for c in commits if c in chains}
+
+
+def _authors(view, memories: list[str]) -> str:
     """` of ACTOR ("NAME", a self-chosen name), ... and N others`: who signed ``memories``, in
     their order, once each, as every hint names an author (``hints.named_actor``: the short actor
     ID first, the name inert and bounded after it, said to be its author's own choice: a review
     found a name ``Maintainer (15bae93237fc)`` shown first, posing as another's ID); "" when the
-    state as last verified cannot say (no verification in a hook)."""
+    state as last verified (``view``) cannot say (no verification in a hook)."""
     from ..core.gostr import short_id
     from ..core.hints import named_actor
-    from ..errors import HnError
     from ..store.statedb import sqlite3
-    from ..store.stateview import last_verified
 
     want = list(dict.fromkeys(memories))
     try:  # (as ``lost.held`` found these memories: the state as last verified, payloads re-checked)
-        with last_verified(repo) as view:
-            loaded = view.load(want) if view is not None else {}
-            found = {i: (m.envelope.actor_name, m.envelope.actor) for i, m in loaded.items()}
+        loaded = view.load(want) if view is not None else {}
+        found = {i: (m.envelope.actor_name, m.envelope.actor) for i, m in loaded.items()}
     except (HnError, OSError, sqlite3.Error):
         return ""
     shown = list(dict.fromkeys(named_actor(short_id(found[m][1]), found[m][0])  # (quoted one way: a

@@ -44,6 +44,9 @@ class Repo:
         # this command left the verified state behind the memory refs (built for a few streams
         # only, or a promotion it could not take): a sync brings it up (``stateview.catch_up``)
         self.state_behind = False
+        # the longest wait for which a check that needs the verified state found its lock taken,
+        # the check not done then (``stateview.checking``); 0 while none did
+        self.state_busy = 0.0
         # the "memory index removed" lines this command said (``stateview.warn``: each once)
         self.index_removed: set[str] = set()
         self.version_unsaved: tuple | None = None  # (``_checked_version``: saved at ``close``)

@@ -28,7 +28,7 @@ import time
 
 from ..core import hashing
 from ..core.contexts import contextmanager
-from ..errors import ConflictError, HnError, LocalStateError, StateUnwritable, StateWriteFailed
+from ..errors import HnError, LocalStateError, StateBusy, StateUnwritable, StateWriteFailed
 from . import private
 from .repo import Repo
 
@@ -682,7 +682,7 @@ def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:  # (a rebuild stopped with Ctrl-Z holds it for good: a trial)
-                    raise ConflictError(f"memory state is busy: another git-hn process holds {path} (git hn memory "
+                    raise StateBusy(f"memory state is busy: another git-hn process holds {path} (git hn memory "
                                         "index rebuild, say, or one stopped with Ctrl-Z); retry once it ends") from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from ..core import chain, hashing
 from ..core.chain import VerifiedMemory
 from ..core.contexts import contextmanager
-from ..errors import ConflictError, HnError, StateCorrupt, StateUnavailable, ValidationError
+from ..errors import ConflictError, HnError, StateBusy, StateCorrupt, StateUnavailable, ValidationError
 from . import aside, progress, rewound, state, statedb, streams
 from .aside import set_aside
 from .repo import Repo
@@ -68,11 +68,63 @@ def last_verified(repo: Repo, wait: float = 0.2):
     verification, no rebuild), or None when there is none or it is busy for ``wait`` seconds.
     For answers that must come at once and may miss what changed since the last command (shell
     completion); never for an answer a command serves as verified."""
+    with _sealed(repo, wait, False) as view:
+        yield view
+
+
+# Seconds a check waits for the state's lock (``checking``). Nothing is waited for while the lock
+# is free (the usual case). Its exclusive holders: a promotion or an append staging its rows
+# (``staged``), a read bringing the state up to the refs (``current``: only what is new is
+# verified), a rebuild (~20 s at 100,000 memories: ``statedb.LOCK_WAIT``). The bound outlasts the
+# first two in the usual sizes and is half the hook's bound on a remote's answer
+# (``hook_runs.ATRISK_TIMEOUT``); a push is not held for a rebuild: it is told that the check
+# could not be done (docs/decisions.md)
+CHECK_WAIT = 5.0
+
+
+@contextmanager
+def checking(repo: Repo, wait: float | None = None):
+    """``last_verified``, for a check that must not pass unsaid when the state is busy (the
+    pre-push hook's anchor check; the tracking refs' check, which asks again next time: ``wait``
+    0.2 s, docs/decisions.md): it waits up to ``wait`` seconds for the lock (``CHECK_WAIT`` by
+    default; 0.2 s once a wait as long found it busy in this command: ``Repo.state_busy``) and
+    raises ``StateBusy`` when it stays taken. None when there is no sealed state."""
+    wait = _check_wait() if wait is None else wait
+    try:
+        with _sealed(repo, 0.2 if repo.state_busy >= wait else wait, True) as view:
+            yield view
+    except StateBusy:
+        repo.state_busy = max(repo.state_busy, wait)
+        raise
+
+
+def _check_wait() -> float:
+    """``CHECK_WAIT``, or (only under ``HN_INTERNAL_TESTING=1``) ``HN_TEST_CHECK_WAIT`` seconds: a
+    test seam, so that a test holding the lock is not waited for 5 s by each hook it runs."""
+    import os
+
+    if os.environ.get("HN_INTERNAL_TESTING") == "1":
+        try:
+            return float(os.environ.get("HN_TEST_CHECK_WAIT", ""))
+        except ValueError:
+            pass
+    return CHECK_WAIT
+
+
+@contextmanager
+def _sealed(repo: Repo, wait: float, strict: bool):
+    """The sealed state under the shared lock (waited for ``wait`` seconds), or None: none
+    there, or (not ``strict``) busy; ``strict``: busy raises ``StateBusy``."""
     from contextlib import ExitStack
 
     with ExitStack() as stack:
         try:
             stack.enter_context(statedb.locked(repo, exclusive=False, wait=wait))
+        except StateBusy:
+            if strict:
+                raise
+            yield None
+            return
         except (ConflictError, statedb.Unwritable):
             yield None
             return

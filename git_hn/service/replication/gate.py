@@ -258,23 +258,21 @@ def behind(repo: Repo, remote: str, tips: dict[str, str], listing: list) -> set[
     return {ref for ref, (tip, _head) in pairs.items() if tip not in beyond}
 
 
-def anchored_on(repo: Repo, commits: list[str]) -> list[tuple[str, str]]:
+def anchored_on(repo: Repo, commits: list[str], view) -> list[tuple[str, str]]:
     """(memory ID, anchor commit) of every verified memory anchored on one of ``commits``, from
-    the state as last verified (none when it cannot answer: the caller only warns)."""
+    ``view``, the state as last verified (``stateview.checking``: the caller says when the state
+    is busy); none when there is none, or it cannot answer."""
     from ...store.state import chunks, marks
 
-    if not commits:
+    if not commits or view is None:
         return []
     try:
-        with stateview.last_verified(repo) as view:
-            if view is None:
-                return []
-            out = []
-            for part in chunks(sorted(set(commits))):
-                out += view.conn.execute(
-                    f"SELECT r.id, a.anchor FROM akeys a JOIN rows r ON r.akey = a.akey "
-                    f"WHERE a.anchor IN ({marks(len(part))}) ORDER BY r.utc, r.id", part).fetchall()
-            return out
+        out = []
+        for part in chunks(sorted(set(commits))):
+            out += view.conn.execute(
+                f"SELECT r.id, a.anchor FROM akeys a JOIN rows r ON r.akey = a.akey "
+                f"WHERE a.anchor IN ({marks(len(part))}) ORDER BY r.utc, r.id", part).fetchall()
+        return out
     except (HnError, OSError, statedb.sqlite3.Error):
         return []
 

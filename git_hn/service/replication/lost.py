@@ -131,7 +131,7 @@ def replace(repo: Repo, remote: str, lost: dict[str, str], key: str | None) -> N
     _write(repo, remote, lost, key, strict=True)
 
 
-def held(repo: Repo, remote: str, hits: list[tuple[str, str]], own: bool = False) -> list[tuple[str, str]]:
+def held(repo: Repo, remote: str, hits: list[tuple[str, str]], view, own: bool = False) -> list[tuple[str, str]]:
     """Of ``hits`` ((memory, anchor commit) pairs), those ``remote`` holds: in a stream this
     clone gave it (the memory at or before the tip it was last given: ``published_heads``) or
     in an accepted copy from it (``refs/hn/remotes/<remote>/memory/``; with ``own``, only of the
@@ -139,40 +139,37 @@ def held(repo: Repo, remote: str, hits: list[tuple[str, str]], own: bool = False
     old remote, and the author's copy accepted back is what shows the remote holds them). An audit found the
     warning and the reminders for a remote that publication was off for, which no memory was
     ever published to, and for memories a remote never received: nothing stops there for its
-    importers. From the state as last verified; none when it cannot answer (the caller warns)."""
+    importers. From ``view``, the state as last verified (the caller's, with ``gate.anchored_on``'s
+    answer: ``stateview.checking``); none when it cannot answer (the caller warns)."""
     from ...store.state import chunks, marks
     from ...store.statedb import sqlite3
-    from ...store.stateview import last_verified
     from ...store.identity import active_actor
     from .given_record import published_heads
 
-    if not hits:
+    if not hits or view is None:
         return []
     accepted = f"refs/hn/remotes/{remote}/memory/"
     given = published_heads(repo, remote)
     there: set[str] = set()
     try:
-        with last_verified(repo) as view:
-            if view is None:
-                return []
-            found = []  # (memory, ref, seq) of each chain holding a memory of ``hits``
-            for part in chunks(sorted({m for m, _c in hits})):
-                found += view.conn.execute(
-                    f"SELECT c.id, s.ref, c.seq FROM chain c JOIN sources s ON s.sid = c.sid "
-                    f"WHERE c.id IN ({marks(len(part))})", part).fetchall()
-            tips = sorted({given[r] for _m, r, _s in found if r in given})
-            reached: dict[str, int] = {}  # ref -> the sequence number of the tip it was given
-            for part in chunks(tips):
-                for ref, seq, commit in view.conn.execute(
-                        f"SELECT s.ref, c.seq, c.\"commit\" FROM chain c JOIN sources s ON s.sid = c.sid "
-                        f"WHERE c.\"commit\" IN ({marks(len(part))})", part):
-                    if given.get(ref) == commit:
-                        reached[ref] = seq
-            actor = active_actor(repo) if own else None
-            mine = f"{accepted}{actor}/" if actor else accepted if not own else None
-            for memory, ref, seq in found:
-                if (mine is not None and ref.startswith(mine)) or seq <= reached.get(ref, -1):
-                    there.add(memory)
+        found = []  # (memory, ref, seq) of each chain holding a memory of ``hits``
+        for part in chunks(sorted({m for m, _c in hits})):
+            found += view.conn.execute(
+                f"SELECT c.id, s.ref, c.seq FROM chain c JOIN sources s ON s.sid = c.sid "
+                f"WHERE c.id IN ({marks(len(part))})", part).fetchall()
+        tips = sorted({given[r] for _m, r, _s in found if r in given})
+        reached: dict[str, int] = {}  # ref -> the sequence number of the tip it was given
+        for part in chunks(tips):
+            for ref, seq, commit in view.conn.execute(
+                    f"SELECT s.ref, c.seq, c.\"commit\" FROM chain c JOIN sources s ON s.sid = c.sid "
+                    f"WHERE c.\"commit\" IN ({marks(len(part))})", part):
+                if given.get(ref) == commit:
+                    reached[ref] = seq
+        actor = active_actor(repo) if own else None
+        mine = f"{accepted}{actor}/" if actor else accepted if not own else None
+        for memory, ref, seq in found:
+            if (mine is not None and ref.startswith(mine)) or seq <= reached.get(ref, -1):
+                there.add(memory)
     except (HnError, OSError, sqlite3.Error):
         return []
     return [(m, c) for m, c in hits if m in there]

@@ -42,7 +42,7 @@ from collections.abc import Callable  # (not ``typing``: ~3 ms of imports on a s
 
 from ...core.grammar import is_oid
 from ...core.remotes import refspec_star
-from ...errors import HnError
+from ...errors import HnError, StateBusy
 from ...store.repo import Repo
 
 MAGIC = "hn-tracked/0"
@@ -190,7 +190,9 @@ def check_push(repo: Repo, remote: str, pushed: dict[str, str]) -> tuple[bool, C
     if landing is None:
         return handed, lambda: None
     key, after = landing
-    return handed, lambda: _write(repo, remote, key, after)
+    # (a check of this hook found the state busy, and what the push takes off went unchecked: the
+    # record keeps the tips seen before it, so the next check walks what the push took off)
+    return handed, lambda: None if repo.state_busy else _write(repo, remote, key, after)
 
 
 def _check(repo: Repo, remote: str, timeout: float | None,
@@ -225,7 +227,10 @@ def _check(repo: Repo, remote: str, timeout: float | None,
             return False, None  # (the record stays as it is: the next check asks again)
         if not same:
             left = []  # another server under this name: its tips only
-    pairs = _published_on(repo, remote, left) if left else []
+    try:
+        pairs = _published_on(repo, remote, left) if left else []
+    except StateBusy:  # (another git-hn updates the state: the record stays as it is, and the next
+        return False, None  # check asks again, instead of recording tips whose question went unasked)
     if pairs:
         from . import atrisk
 
@@ -241,11 +246,20 @@ def _landed(repo: Repo, remote: str, rows: dict[str, str], pushed: dict[str, str
 
 
 def _published_on(repo: Repo, remote: str, commits: list[str]) -> list[tuple[str, str]]:
-    """(memory, anchor) of the memories this clone gave ``remote`` anchored on ``commits``."""
+    """(memory, anchor) of the memories this clone gave ``remote`` anchored on ``commits``, from
+    one look at the state as last verified; raises ``StateBusy`` when it is busy for 0.2 s
+    (``stateview.checking``: the caller then leaves its record as it was, to ask again)."""
+    from ...store import stateview
     from .gate import anchored_on
     from .lost import held
 
-    return held(repo, remote, anchored_on(repo, commits), own=True)
+    try:
+        with stateview.checking(repo, wait=0.2) as view:  # (a fetch never waits for the state: a trial)
+            return held(repo, remote, anchored_on(repo, commits, view), view, own=True)
+    except StateBusy:
+        raise
+    except (HnError, OSError):  # (a lock file that cannot be opened: as the state's answer, none)
+        return []
 
 
 PUBLISHED_MAGIC = "hn-published/0"
