@@ -21,7 +21,9 @@ guess). The first check in a clone only records the tips. The pre-push check rec
 push moves them (``after_push``), once the hook lets the push go on (``check_push``): Git moves
 them itself once the push lands, where no git-hn looks, and a record left as it was before the
 author's push made a teammate's force-push back to it look like no move (a team trial); a push
-the hook refuses leaves the record as it was (a review).
+the hook refuses leaves the record as it was (a review). So does a check that finds the verified
+state busy (another git-hn updating it: asked again next time), and a push whose anchor check the
+busy state kept from being done (``Repo.state_busy``: the next check walks what it took off).
 
 The fetch hook, when it leaves its per-fetch stamp, also writes the anchor commits of this
 clone's own publications to ``remote`` (``note_published``), which the wrapper reads for the
