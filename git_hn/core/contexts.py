@@ -9,12 +9,19 @@ exception of the ``with`` block into it, with the outcomes, errors and traceback
 these generators). Not provided: using one as a function decorator (``ContextDecorator``), which
 git-hn never does. A test runs both on the same generators.
 
+The decorated function is named as ``functools.wraps`` names it (``_named``), without importing
+``functools``, which loads ``collections``, ``keyword``, ``operator``, ``reprlib`` and ``types``:
+~7 M instructions, 6% of a record, which used nothing else of them (issue 11, fixed cost; the
+SQLite module no longer loads it either: ``store.sqlitelib``).
+
 Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from functools import wraps
+# what ``functools.wraps`` assigns (its WRAPPER_ASSIGNMENTS; 3.12's adds ``__type_params__``,
+# which a function of 3.11 does not have), before it merges ``__dict__`` and sets ``__wrapped__``
+_ASSIGNED = ("__module__", "__name__", "__qualname__", "__doc__", "__annotations__", "__type_params__")
 
 
 class _GeneratorContextManager:
@@ -78,8 +85,21 @@ def contextmanager(func):
     """``@contextlib.contextmanager``: a generator function that yields once becomes a function
     returning a context manager."""
 
-    @wraps(func)
     def helper(*args, **kwds):
         return _GeneratorContextManager(func, args, kwds)
 
-    return helper
+    return _named(helper, func)
+
+
+def _named(wrapper, wrapped):
+    """``functools.update_wrapper(wrapper, wrapped)``: the attributes ``wraps`` assigns, the
+    wrapped function's ``__dict__`` merged in, and ``__wrapped__`` set last."""
+    for name in _ASSIGNED:
+        try:
+            value = getattr(wrapped, name)
+        except AttributeError:
+            continue
+        setattr(wrapper, name, value)
+    wrapper.__dict__.update(getattr(wrapped, "__dict__", {}))
+    wrapper.__wrapped__ = wrapped
+    return wrapper

@@ -23,7 +23,7 @@ and the state keeps its previous (still consistent) tips.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from _operator import itemgetter  # (the C module ``operator`` re-exports: not its ~0.5 M instructions)
 
 from ..core import search
 from ..core.chain import VerifiedMemory, check_link

@@ -32,9 +32,8 @@ from ..errors import HnError, LocalStateError, StateBusy, StateUnwritable, State
 from . import private
 from .repo import Repo
 
-try:  # the C module the sqlite3 package re-exports (connect, Connection and Error are the same
-    # objects); the package adds only adapters git-hn never uses, and ~2 ms of imports (datetime)
-    import _sqlite3 as sqlite3
+try:  # the C module the sqlite3 package re-exports, without ``functools`` (``sqlitelib``)
+    from .sqlitelib import sqlite3
 except ImportError:  # pragma: no cover - an interpreter without it
     import sqlite3
 

@@ -19,14 +19,15 @@ from helpers import hn
 # ``binascii``, ``_frozen_importlib_external``: ``importlib`` loads ``warnings``, 1.3 ms)
 NEVER = ("typer", "click", "pydantic", "git", "typing", "subprocess", "signal", "threading",
          "datetime", "sqlite3", "rich", "base64", "struct", "importlib", "warnings", "json", "contextlib",
-         "re", "enum")
+         "re", "enum", "functools", "collections")
 # ``json``: the package (its three modules and six regular expressions) costs ~4.5 M instructions;
 # git-hn encodes and parses through the C functions it calls (``_json``: ``core.canonical``,
 # ``core.strictjson.scanner``), and loads it only for what it leaves to it (a parse error's words);
 # ``contextlib`` (~3 M: its classes): the state, the locks and the append use ``core.contexts``;
 # ``re`` with ``enum`` (~13 M): the checks of identifiers, control characters, tokens, a root
 # tree's entries and the secret lint's gate on ordinary text are written without it
-# (``tests/unit/test_checks_without_re.py``)
+# (``tests/unit/test_checks_without_re.py``); ``functools`` with ``collections`` (~7 M): the SQLite
+# module loads without it (``store.sqlitelib``), and ``core.contexts`` names its functions itself
 
 PROBE = ("import os, sys\n"  # (not json: NEVER)
          "exit = os._exit\n"

@@ -136,3 +136,27 @@ def test_the_decorated_function_keeps_its_name_and_doc():
     assert made.__name__ == "named" and made.__doc__ == "Its doc." and made.__wrapped__ is named
     assert made().__doc__ == "Its doc."
     assert isinstance(made(), contextlib.AbstractContextManager)  # (by its methods, as contextlib's)
+
+
+def test_the_decorated_function_is_named_as_functools_names_it():
+    """``_named`` (which spares every command ``functools``) assigns, merges and sets what
+    ``functools.update_wrapper`` does: on a function with a doc, annotations and attributes of its
+    own, and on one with none of them."""
+    import functools
+
+    def documented(a: int, b: str = "") -> int:
+        """Doc."""
+        yield a
+
+    documented.extra = {"kept": True}
+
+    def bare():
+        yield
+
+    bare.__doc__ = None
+    for func in (documented, bare):
+        ours = contexts._named(lambda: None, func)
+        theirs = functools.update_wrapper(lambda: None, func)
+        for name in (*functools.WRAPPER_ASSIGNMENTS, "__wrapped__"):
+            assert getattr(ours, name, "absent") == getattr(theirs, name, "absent"), (func, name)
+        assert ours.__dict__ == theirs.__dict__, func

@@ -1,0 +1,72 @@
+"""``store.sqlitelib`` loads the SQLite module without ``functools`` (~7 M instructions of every
+command that reads the verified state, issue 11), and the statement cache it gives each
+connection is the one ``functools.lru_cache`` gives: the same C wrapper, sizes and hits. Each
+process check runs in a fresh interpreter, where nothing loaded ``functools`` before."""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+
+import pytest
+
+from git_hn.store import sqlitelib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _fresh(code: str) -> str:
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr[-800:]
+    return proc.stdout
+
+
+def test_the_state_module_loads_sqlite_without_functools_and_leaves_no_stand_in():
+    out = _fresh(
+        "import sys\n"
+        "from git_hn.store import statedb\n"
+        "print('functools' in sys.modules, 'collections' in sys.modules)\n"
+        "conn = statedb.sqlite3.connect(':memory:')\n"
+        "for n in range(3):\n"
+        "    conn.execute('SELECT ? + 1', (n,)).fetchall()\n"
+        "print(conn.execute('SELECT 41 + 1').fetchone()[0])\n"
+        "import functools, sqlite3\n"  # (the real modules load afterwards, the package on the same C module)
+        "print(functools.reduce(int.__add__, [1, 2, 3]), sqlite3.connect is statedb.sqlite3.connect)\n")
+    assert out.split() == ["False", "False", "42", "6", "True"]
+
+
+def test_with_functools_loaded_already_nothing_stands_in():
+    out = _fresh(
+        "import functools, sys\n"
+        "real = sys.modules['functools']\n"
+        "from git_hn.store import statedb\n"
+        "print(sys.modules['functools'] is real, statedb.sqlite3.connect(':memory:').execute('SELECT 1').fetchone()[0])\n")
+    assert out.split() == ["True", "1"]
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 128, -5])
+def test_the_statement_cache_is_the_one_lru_cache_makes(size):
+    made = []
+
+    def statement(sql):
+        made.append(sql)
+        return ("prepared", sql)
+
+    ours = sqlitelib._lru_cache(size)(statement)
+    theirs = functools.lru_cache(size)(statement)
+    assert type(ours) is type(theirs)
+    for sql in ("a", "b", "a", "c", "a", "b", "b"):
+        assert ours(sql) == theirs(sql) == ("prepared", sql)
+    assert tuple(ours.cache_info()) == tuple(theirs.cache_info())
+    assert made[0::2] == made[1::2]  # (each miss made one statement on each side, in the same order)
+    ours.cache_clear()
+    assert ours.cache_info().currsize == 0
+
+
+def test_a_size_that_is_no_integer_is_the_real_lru_cache_s():
+    cached = sqlitelib._lru_cache(None)(lambda sql: sql.upper())
+    assert cached("x") == "X" and cached.cache_info().maxsize is None
