@@ -70,3 +70,18 @@ def test_the_statement_cache_is_the_one_lru_cache_makes(size):
 def test_a_size_that_is_no_integer_is_the_real_lru_cache_s():
     cached = sqlitelib._lru_cache(None)(lambda sql: sql.upper())
     assert cached("x") == "X" and cached.cache_info().maxsize is None
+
+
+def test_while_another_thread_runs_the_real_functools_loads_and_nothing_stands_in():
+    """Another thread could import ``functools`` while the stand-in stood in ``sys.modules``, and
+    get a module without ``wraps`` or ``partial`` (a review of f139): with any other thread
+    running, the real module loads (a sync loads modules in threads while its fetch runs)."""
+    out = _fresh(
+        "import sys, _thread, time\n"
+        "done = []\n"
+        "_thread.start_new_thread(lambda: (time.sleep(2), done.append(1)), ())\n"
+        "from git_hn.store import statedb\n"
+        "f = sys.modules.get('functools')\n"
+        "print(f is not None and hasattr(f, 'wraps') and hasattr(f, 'partial'))\n"
+        "print(statedb.sqlite3.connect(':memory:').execute('SELECT 1').fetchone()[0])\n")
+    assert out.split() == ["True", "1"]
