@@ -112,6 +112,7 @@ def hooks_run_command(args: list[str], data: bytes, mark: str | None = None) -> 
         from ..service import hook_runs
 
         if args[0] == "pre-push":
+            repo.check_wait = _check_wait()
             return hook_runs.run_pre_push(repo, args[1] if len(args) > 1 else "", data,
                                           args[2] if len(args) > 2 else "")
         return hook_runs.run_post_rewrite(repo, data, args[1] if len(args) > 1 else "")
@@ -137,4 +138,18 @@ def _signal_at() -> str | None:
 
     if os.environ.get("HN_INTERNAL_TESTING") == "1" and os.environ.get("HN_TEST_REPLICATION_SIGNAL_AT"):
         return "signal:" + os.environ["HN_TEST_REPLICATION_SIGNAL_AT"]
+    return None
+
+
+def _check_wait() -> float | None:
+    """git-hn's own test hook: only when ``HN_INTERNAL_TESTING=1``, ``HN_TEST_CHECK_WAIT`` is the
+    seconds the pre-push hook's checks wait for a busy verified state (``stateview.checking``;
+    None: its own bound), so that a test holding the lock is not waited for 5 s by each push."""
+    import os
+
+    if os.environ.get("HN_INTERNAL_TESTING") == "1":
+        try:
+            return float(os.environ.get("HN_TEST_CHECK_WAIT", ""))
+        except ValueError:
+            pass
     return None

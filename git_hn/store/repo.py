@@ -47,6 +47,9 @@ class Repo:
         # the longest wait for which a check that needs the verified state found its lock taken,
         # the check not done then (``stateview.checking``); 0 while none did
         self.state_busy = 0.0
+        # seconds ``stateview.checking`` waits for the state's lock by default, when not its own
+        # (None): a test seam, set only by the CLI (``hooks_cmd._check_wait``)
+        self.check_wait: float | None = None
         # the "memory index removed" lines this command said (``stateview.warn``: each once)
         self.index_removed: set[str] = set()
         self.version_unsaved: tuple | None = None  # (``_checked_version``: saved at ``close``)

@@ -87,28 +87,16 @@ def checking(repo: Repo, wait: float | None = None):
     """``last_verified``, for a check that must not pass unsaid when the state is busy (the
     pre-push hook's anchor check; the tracking refs' check, which asks again next time: ``wait``
     0.2 s, docs/decisions.md): it waits up to ``wait`` seconds for the lock (``CHECK_WAIT`` by
-    default; 0.2 s once a wait as long found it busy in this command: ``Repo.state_busy``) and
-    raises ``StateBusy`` when it stays taken. None when there is no sealed state."""
-    wait = _check_wait() if wait is None else wait
+    default, or the command's ``Repo.check_wait``, a test seam the CLI passes in; 0.2 s once a
+    wait as long found it busy in this command: ``Repo.state_busy``) and raises ``StateBusy``
+    when it stays taken. None when there is no sealed state."""
+    wait = (CHECK_WAIT if repo.check_wait is None else repo.check_wait) if wait is None else wait
     try:
         with _sealed(repo, 0.2 if repo.state_busy >= wait else wait, True) as view:
             yield view
     except StateBusy:
         repo.state_busy = max(repo.state_busy, wait)
         raise
-
-
-def _check_wait() -> float:
-    """``CHECK_WAIT``, or (only under ``HN_INTERNAL_TESTING=1``) ``HN_TEST_CHECK_WAIT`` seconds: a
-    test seam, so that a test holding the lock is not waited for 5 s by each hook it runs."""
-    import os
-
-    if os.environ.get("HN_INTERNAL_TESTING") == "1":
-        try:
-            return float(os.environ.get("HN_TEST_CHECK_WAIT", ""))
-        except ValueError:
-            pass
-    return CHECK_WAIT
 
 
 @contextmanager
