@@ -264,22 +264,16 @@ def refs_accepted(repo: Repo, commits: list[str], streams: dict[str, str]) -> se
     validation). A commit that is a ref's tip (the usual case after a sync) costs the listing
     only (one ``for-each-ref``); for the others, one ``rev-list`` walks the chains of their
     streams' refs here (a chain holds only its stream's memories: §4.2); no more when Git cannot
-    answer. No process per ref. A tip under a ref name that is no stream counts only when it is a
+    answer (``GitError``; a malformed memory ref: ``ValidationError``, as for every read). No
+    process per ref. A tip under a ref name that is no stream counts only when it is a
     head here (the state counted it when any chain held it: a sync never imports such a ref)."""
-    from ..core.grammar import parse_accepted_ref, parse_local_ref, is_oid
-    from ..store.git import MEMORY_LISTING
+    from ..store.streams import list_sources
 
-    listed = repo.git.run(list(MEMORY_LISTING))
-    if listed.returncode != 0:
-        return set()
     heads: set[str] = set()
     of_stream: dict[str, set[str]] = {}
-    for line in lines_of(listed.stdout.decode("utf-8", "replace")):
-        ref, _sp, oid = line.partition(" ")
-        parsed = parse_local_ref(ref) or (parse_accepted_ref(ref) or (None,))[1:]
-        if is_oid(oid) and parsed:
-            heads.add(oid)
-            of_stream.setdefault(parsed[1], set()).add(oid)
+    for source in list_sources(repo):  # (the listing every read parses: a malformed ref raises)
+        heads.add(source.head)
+        of_stream.setdefault(source.stream, set()).add(source.head)
     out = {c for c in commits if c in heads}
     starts = sorted({h for c in commits if c not in out for h in of_stream.get(streams.get(c, ""), ())})
     if not starts:
