@@ -40,9 +40,13 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
                     if (line.split(b" ", 3)[2:3] or [b""])[0].startswith((b"refs/heads/", b"refs/tags/")))
     removed, old_tips, unfetched = publish.removed_by_push(repo, remote, code)
     try:
-        hits, whose = _anchored(repo, remote, removed)
+        hits, whose, undone = _anchored(repo, remote, removed, block)
     except StateBusy:  # (the check cannot be done now: said, and refused with ``block``)
-        return _busy_line(remote, block), [], True, unfetched
+        from .check_state import busy_line
+
+        return busy_line(remote, block), [], True, unfetched
+    if undone:  # (no state, and none could be built: said as the busy state is)
+        return undone, [], True, unfetched
     if not hits:
         return "", [], bool(removed), unfetched
     from ..core.gostr import short_id
@@ -65,36 +69,44 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
             f"{remote} stops at the first of them until the commits are back; {how}"), hits, True, unfetched
 
 
-def _anchored(repo: Repo, remote: str, removed: list[str]) -> tuple[list, str]:
+def _anchored(repo: Repo, remote: str, removed: list[str], block: bool = False) -> tuple[list, str, str]:
     """(the (memory, commit) pairs of the verified memories anchored on ``removed`` that ``remote``
-    holds (``gate.anchored_on``, ``lost.held``), whose they are (``_authors``)), from one look at
-    the state as last verified, or ``StateBusy`` when it stays busy (``stateview.checking``: a
-    push that takes commits off is not let go unchecked because another git-hn holds the state,
-    docs/decisions.md). None asked when the push takes nothing off."""
+    holds, whose they are: ``_held_on``; "", or the line saying the check could not be done), from
+    one look at the state as last verified, or ``StateBusy`` when it stays busy
+    (``stateview.checking``: a push that takes commits off is not let go unchecked because another
+    git-hn holds the state, docs/decisions.md). Where there is no sealed state (never built in this
+    clone, discarded, another git-hn's) and this clone has memory refs, the state is brought up to
+    date first (``check_state.built``: it answered none, and ``block`` let such a push go on
+    unsaid); the line when it cannot be. None asked when the push takes nothing off."""
     from ..store.stateview import checking
-    from .replication import gate, lost
 
     if not removed:
-        return [], ""
+        return [], "", ""
     try:
         with checking(repo) as view:
-            hits = lost.held(repo, remote, gate.anchored_on(repo, removed, view), view)  # (only what the remote has)
-            return hits, _authors(view, [m for m, _c in hits]) if hits else ""
+            if view is not None:
+                return (*_held_on(repo, remote, removed, view), "")
     except StateBusy:
         raise
     except (HnError, OSError):  # (a lock file that cannot be opened: as the state's answer, none)
+        return [], "", ""
+    from .check_state import built
+
+    answer, undone = built(repo, remote, block, lambda view: _held_on(repo, remote, removed, view))
+    return (*(answer or ([], "")), undone)
+
+
+def _held_on(repo: Repo, remote: str, removed: list[str], view) -> tuple[list, str]:
+    """(the (memory, commit) pairs of the verified memories anchored on ``removed`` that ``remote``
+    holds (``gate.anchored_on``, ``lost.held``), whose they are (``_authors``)), from ``view``;
+    none when it cannot answer."""
+    from .replication import gate, lost
+
+    try:
+        hits = lost.held(repo, remote, gate.anchored_on(repo, removed, view), view)  # (only what the remote has)
+        return hits, _authors(view, [m for m, _c in hits]) if hits else ""
+    except (HnError, OSError):
         return [], ""
-
-
-def _busy_line(remote: str, block: bool) -> str:
-    """The line for a push that takes commits off ``remote`` while the verified state stays busy
-    (``_anchored``): the anchor check could not be done, as for a remote tip this clone lacks
-    (``_unfetched_line``); ``block`` refuses the push with it."""
-    what = (f"this push takes commits off {remote}, and git-hn cannot check whether memories are anchored on them: "
-            f"the memory state is busy (another git-hn is updating it: git hn memory index rebuild, say)")
-    if block:
-        return f"{what}; push again once that ends"
-    return f"warning: {what}; to have such a push checked, push once that ends"
 
 
 def unimported_there(repo: Repo, remote: str, block: bool, timeout: float, unfetched: list | None = None) -> str:

@@ -7,7 +7,8 @@ on the screen. The store announces such work here, as plain counts; it never ren
 listens on a terminal (``cli.notice``); hooks, the MCP server, ``sync`` (which draws its own
 progress) and every command whose stderr is not a terminal do not, and then this costs nothing.
 
-Owns: the one listener. Trusts: the listener to return at once and raise nothing.
+Owns: the one listener (and, for a block, one that hears first: ``heard``). Trusts: the listener
+to return at once and raise nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +35,30 @@ def listen(listener) -> None:
     listens); ``what`` is a few fixed words and counts, never author text."""
     global _listener
     _listener = listener
+
+
+class heard:
+    """While the ``with`` block runs, ``first(what, total)`` hears of each long piece of work
+    before the listener does (whether one listens or not): a hook that builds the state to check a
+    push says so once, on a stderr that is no terminal too (``service.check_state``). (A class:
+    this module imports nothing.)"""
+
+    def __init__(self, first):
+        self.first, self.previous = first, None
+
+    def __enter__(self) -> None:
+        global _listener
+        self.previous = previous = _listener
+
+        def both(what: str, total: int) -> Work:
+            self.first(what, total)
+            return previous(what, total) if previous is not None else SILENT
+
+        _listener = both
+
+    def __exit__(self, *_exc) -> None:
+        global _listener
+        _listener = self.previous
 
 
 def verifying(commits: int, distinct=None) -> Work:

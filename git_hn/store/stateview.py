@@ -100,6 +100,22 @@ def checking(repo: Repo, wait: float | None = None):
 
 
 @contextmanager
+def built_for_check(repo: Repo, listing: list):
+    """``current``, for a check that ``checking`` found no sealed state for (never built in this
+    clone, discarded as damaged, another git-hn's): the state brought up to ``listing`` now
+    (built when there is none), its lock waited for as ``checking`` waits for it, ``StateBusy``
+    when it stays taken (the pre-push hook's anchor check: a push was let go unchecked, unsaid,
+    docs/decisions.md). Raises what ``current`` raises when it cannot be built."""
+    wait = CHECK_WAIT if repo.check_wait is None else repo.check_wait
+    try:
+        with current(repo, listing, wait=0.2 if repo.state_busy >= wait else wait) as view:
+            yield view
+    except StateBusy:
+        repo.state_busy = max(repo.state_busy, wait)
+        raise
+
+
+@contextmanager
 def _sealed(repo: Repo, wait: float, strict: bool):
     """The sealed state under the shared lock (waited for ``wait`` seconds), or None: none
     there, or (not ``strict``) busy; ``strict``: busy raises ``StateBusy``."""
