@@ -163,3 +163,24 @@ def test_a_long_build_is_said_once_before_the_answer(tmp_path, monkeypatch, caps
     assert err.splitlines() == [f"git-hn: this clone has no memory state: {BUILDING} origin (verifying 1 memories)"], err
     again = removing_anchors(open_repo(str(a)), "origin", data, True)  # (the state is there now)
     assert again == with_state and capsys.readouterr().err == ""
+
+
+def test_a_stream_that_does_not_verify_leaves_the_check_undone_and_said(tmp_path):
+    """(b) No state, and an accepted memory ref of this clone points at a commit that is no
+    memory (the build fails on it): ``block`` refuses with the line saying the check could not be
+    done, naming no ref, ID or text of the stream; the refs stay as they were."""
+    remote, a, _b, _c, _mid = _bobs_anchor_in_alices_clone(tmp_path, "block")
+    accepted = git(a, "for-each-ref", "--format=%(refname)", "refs/hn/remotes/origin/memory/")
+    git(a, "update-ref", accepted, git(a, "rev-parse", "main"))
+    _drop_state(a)
+    before, refs = git(remote, "for-each-ref"), git(a, "for-each-ref")
+    refused = _push(a, "-f", "origin", "bobs")
+    assert refused.returncode != 0
+    said = [x for x in refused.stderr.splitlines() if UNDONE in x]
+    assert len(said) == 1 and said[0].startswith(
+        f"git-hn: {UNDONE}this clone has no memory state, and it cannot be built: a memory stream here does not "
+        f"verify (git hn memory index rebuild says why); push again once it builds; only if it goes on purpose "
+        f"(a secret): git -c hn.prePush=warn push"), refused.stderr
+    assert accepted not in said[0] and "Traceback" not in refused.stderr, refused.stderr
+    assert git(remote, "for-each-ref") == before and git(a, "for-each-ref") == refs
+    assert not _state(a).exists()
