@@ -2,9 +2,10 @@
 docs/decisions.md): anchor commits of memories the remote holds (``removing_anchors``: a
 force-push after a rebase, a deleted branch), and memory refs (``deleting_memory``). With
 ``hn.prePush`` at ``warn`` each is one warning line and the push goes on; with ``block`` the hook
-refuses the push (``hook_runs.run_pre_push``). The anchor line names whose memories they are
-(an author name is signed author text: made inert and bounded): a team trial's push deleting a
-teammate's branch was not told whose memories it stranded. Trusts: Git's hook input, this
+refuses the push (``hook_runs.run_pre_push``); an anchor check that finds no verified state
+brings it up to date first, or says it could not be done (``check_state``). The anchor line names
+whose memories they are (an author name is signed author text: made inert and bounded): a team
+trial's push deleting a teammate's branch was not told whose memories it stranded. Trusts: Git's hook input, this
 clone's remote-tracking refs and verified state (its memory refs, each written only once its chain
 verified, when that state cannot say which remote tips are accepted here: ``refs_accepted``), and
 the command line of the ``git push`` the hook runs in (only to tell a mirror push: ``mirror_push``).
