@@ -276,6 +276,12 @@ it is refused:
 first, then push again). An update that is not forced takes nothing off (Git makes it only as a
 fast\\-forward, and refuses the rest itself: "fetch first"), however old this clone's
 remote\\-tracking ref is: such a push gets no line of git\\-hn.
+The anchor check reads this clone's verified memory state. While another git\\-hn holds it (an
+index rebuild, say) the hook waits a few seconds for it, then says the check could not be done; a
+clone with no state builds it first (saying so when that verifies many memories), and when it
+cannot be built the hook says why the check could not be done. With
+.B block
+a push that takes commits off and could not be checked is refused.
 .PP
 .B reference\\-transaction
 stands in for the post\\-fetch hook Git does not have: after a committed transaction that
