@@ -1,4 +1,5 @@
-"""One status line on a terminal's stderr while the store verifies every memory again.
+"""One status line on a terminal's stderr while the store verifies every memory again, and one
+line when a command has waited a while for a lock another git-hn process holds.
 
 A read command that finds no usable verified state (the first command after an install, or
 after an upgrade that changes git-hn's verifying code or its Ed25519 libraries, a damaged
@@ -12,11 +13,18 @@ only once the line is due.
 No thread: the line is drawn when the store reports progress (``store.progress``), from the
 thread doing the work, so nothing runs beside a fork of the verifier's worker processes. The
 line holds only counts and fixed words, never author text.
+
+A wait for another git-hn's lock (``store.progress.waiting``: a ``recall`` during an ``index
+rebuild``, a push's hook during a sync) is said once it has lasted a second, in one line that
+stays, once for each lock a command waits for: ``git-hn: waiting for another git-hn process
+(pid 1234) that holds the memory state...``. It is said on any terminal, ``TERM=dumb`` too
+(nothing is redrawn), and never elsewhere.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from ..store import progress
@@ -27,15 +35,32 @@ GOES_ON = 0.25  # seconds between two pieces of work that make them one wait
 
 
 def install() -> None:
-    """Listen for the store's long work when stderr is a terminal that can erase a line."""
+    """Listen for the store's long work when stderr is a terminal that can erase a line, and for
+    its long waits when stderr is a terminal."""
     from .render import stderr_on_terminal
 
-    if stderr_on_terminal() and os.environ.get("TERM", "dumb") != "dumb":
-        progress.listen(Line)
+    if stderr_on_terminal():
+        progress.listen(Line if os.environ.get("TERM", "dumb") != "dumb" else None, waited)
+
+
+def waited(what: str, pid: int | None) -> None:
+    """The line of a wait for a lock (``what``: fixed words) that process ``pid`` holds; a status
+    line drawn is erased first, and drawn again as the work goes on."""
+    from .render import fitted
+
+    holder = f" (pid {pid})" if pid else ""
+    try:
+        if Line.shown is not None and Line.shown.console:
+            Line.shown._erase()
+        sys.stderr.write(fitted(f"git-hn: waiting for another git-hn process{holder} that holds {what}...") + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a terminal gone: the wait goes on unsaid
+        pass
 
 
 class Line(progress.Work):
     previous = None  # (started, ended) of the last work, in monotonic seconds
+    shown = None  # the work whose line is drawn
 
     def __init__(self, what: str, total: int):
         self.what, self.total = what, max(total, 1)
@@ -54,6 +79,7 @@ class Line(progress.Work):
         if now - self.started < AFTER or now - self.drawn_at < EVERY:
             return
         self.drawn_at = now
+        Line.shown = self
         try:
             self._draw(f"git hn: {self.what} ({min(100 * self.done // self.total, 99)}%)")
         except (OSError, ValueError, ImportError):  # a terminal gone: the work goes on unseen
@@ -61,6 +87,7 @@ class Line(progress.Work):
 
     def end(self) -> None:
         Line.previous = (self.started, time.monotonic())
+        Line.shown = None
         if self.console:
             try:
                 self._erase()

@@ -8,7 +8,8 @@ inode), so a request refused without needing the lock is refused before it is ta
 run takes none (an audit found files left by refusals, and previews that failed in a read-only
 ``.git/hn``). The compare-and-swap, not this lock, is what guards against every other writer. Also
 the paths of the other ``flock`` locks: a remote's, and a lifecycle target's
-(``target-<xx>.lock``, which no compare-and-swap backs: ``service.lifecycle``).
+(``target-<xx>.lock``, which no compare-and-swap backs: ``service.lifecycle``). And, for a wait
+that lasts (``waiting``), what each lock guards in a few fixed words and which process holds it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: s
                               f"{private.cause(exc)}{private.kind(path)}{_way_out(hn_dir, exc)}") from None
     try:
         private.check_file(path, os.fstat(fd), 0)
-        if flock_within(fd, timeout, busy or f"memory stream {ref} is busy; retry") and on_wait is not None:
+        if flock_within(fd, timeout, busy or f"memory stream {ref} is busy; retry", path) and on_wait is not None:
             on_wait()
         _HELD.add(path)
         try:
@@ -64,20 +65,61 @@ def _way_out(hn_dir: str, exc: OSError) -> str:
 _HELD: set[str] = set()  # the lock files this process holds (``held_elsewhere`` is about others)
 
 
-def flock_within(fd: int, timeout: float, busy: str) -> bool:
-    """An exclusive ``flock`` of ``fd``, waiting at most ``timeout`` seconds, else
-    ``ConflictError(busy)``; whether it had to wait."""
+def flock_within(fd: int, timeout: float, busy: str, path: str = "") -> bool:
+    """An exclusive ``flock`` of ``fd`` (the lock file at ``path``: a wait for it is said,
+    ``waiting``), waiting at most ``timeout`` seconds, else ``ConflictError(busy)``; whether it
+    had to wait."""
     deadline = time.monotonic() + timeout
-    waited = False
+    wait = None
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return waited
+            return wait is not None
         except BlockingIOError:
-            waited = True
             if time.monotonic() >= deadline:
                 raise ConflictError(busy) from None
+            wait = wait or waiting(fd, path)
+            wait.poll()
             time.sleep(0.005)
+
+
+# what each of git-hn's lock files guards, by the start of its name, in the words of the line that
+# says a command waits for it (``progress.waiting``): fixed words, never a name from the repository
+GUARDS = (("state.lock", "the memory state"), ("memory-", "this memory stream"),
+          ("import-", "this remote's import"), ("publication-", "this remote's publication"),
+          ("accept.lock", "the acceptance of memories"), ("target-", "this memory's lifecycle"),
+          ("policy-", "the policy file"), ("setup.lock", "git hn setup"))
+
+
+def waiting(fd: int, path: str):
+    """The ``progress.Wait`` of the lock file at ``path`` (open as ``fd``), from its first try that
+    found it taken (only then is ``progress`` loaded: nothing is paid while locks are free)."""
+    from . import progress
+
+    name = os.path.basename(path)
+    what = next((words for start, words in GUARDS if name.startswith(start)), "one of git-hn's locks")
+    return progress.Wait(what if path else None, lambda: holder(fd))
+
+
+def holder(fd: int) -> int | None:
+    """The ID of a process (not this one) that holds a ``flock`` of ``fd``'s file, as Linux lists
+    it (``/proc/locks``: no lock file holds its holder's ID); None elsewhere, or when none is
+    listed (released meanwhile; one in a PID namespace this process cannot see)."""
+    try:
+        st = os.fstat(fd)
+        with open("/proc/locks", "rb") as f:
+            listing = f.read(4 << 20)
+    except OSError:
+        return None
+    inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}".encode()
+    for line in listing.splitlines():
+        fields = line.split()  # ``1: FLOCK ADVISORY WRITE <pid> <maj>:<min>:<inode> 0 EOF``; a
+        # waiter's line has ``->`` after its number
+        if len(fields) > 5 and fields[1] == b"FLOCK" and fields[5] == inode and fields[4].isdigit():
+            pid = int(fields[4])
+            if 0 < pid != os.getpid():
+                return pid
+    return None
 
 
 def remote_digest(remote: str) -> str:

@@ -4,14 +4,22 @@ A read command normally answers from the verified state in milliseconds; when it
 every memory again (the state is missing, after an install or an upgrade that changes git-hn's
 verifying code or its Ed25519 libraries, or was damaged, or cannot answer), that is seconds at 100,000 memories, with nothing
 on the screen. The store announces such work here, as plain counts; it never renders. The CLI
-listens on a terminal (``cli.notice``); hooks, the MCP server, ``sync`` (which draws its own
-progress) and every command whose stderr is not a terminal do not, and then this costs nothing.
+listens on a terminal (``cli.notice``; a hook's command too, git passing its stderr through); the
+MCP server, ``sync`` (which draws its own progress) and every command whose stderr is not a
+terminal do not, and then this costs nothing.
+
+The store also says when a command has waited ``SAY_AFTER`` seconds for a lock another git-hn
+process holds (``waiting``: the verified state's, a stream's, a remote's import or publication):
+a push made during an ``index rebuild`` sat for seconds, a ``recall`` for up to two minutes, with
+no word. Said once for each lock a command waits for, and never while the lock is free.
 
 Owns: the one listener (and, for a block, one that hears first: ``heard``). Trusts: the listener
 to return at once and raise nothing.
 """
 
 from __future__ import annotations
+
+import time
 
 NOTICE_FROM = 1000  # memory commits: a full verification of fewer ends before any notice shows
 
@@ -28,13 +36,16 @@ class Work:
 
 SILENT = Work()
 _listener = None
+_waited = None
+_said: set[str] = set()  # the locks whose wait this command has told of (``waiting``)
 
 
-def listen(listener) -> None:
+def listen(listener, waited=None) -> None:
     """``listener(what, total)`` returns a ``Work`` for each long piece of work (None: nobody
-    listens); ``what`` is a few fixed words and counts, never author text."""
-    global _listener
-    _listener = listener
+    listens); ``what`` is a few fixed words and counts, never author text. ``waited(what, pid)``
+    is told of a long wait for a lock (``waiting``; None: nobody listens)."""
+    global _listener, _waited
+    _listener, _waited = listener, waited
 
 
 class heard:
@@ -80,3 +91,31 @@ def storing(memories: int) -> Work:
     if _listener is None or memories < NOTICE_FROM:
         return SILENT
     return _listener(f"storing {memories:,} verified memories", STORING_STEPS)
+
+
+SAY_AFTER = 1.0  # seconds of waiting for another git-hn's lock before the wait is said
+
+
+class Wait:
+    """A wait for a lock another process holds, from its first try that found it taken: ``poll()``
+    at each try after tells whoever listens once the wait has lasted ``SAY_AFTER`` seconds
+    (``waiting``). ``what``: a few fixed words, what the lock guards (None: never said);
+    ``holder()``: the holder's process ID or None, asked only when someone listens."""
+
+    def __init__(self, what: str | None, holder):
+        self.what, self.holder = what, holder
+        self.started = time.monotonic()
+
+    def poll(self) -> None:
+        if self.what is not None and time.monotonic() - self.started >= SAY_AFTER:
+            waiting(self.what, self.holder)
+            self.what = None
+
+
+def waiting(what: str, holder) -> None:
+    """Tell the listener that this command waits for ``what`` (the lock of the memory state, say),
+    at most once a command for each ``what``; ``holder()``: the process ID holding it, or None."""
+    if _waited is None or what in _said:
+        return
+    _said.add(what)
+    _waited(what, holder())

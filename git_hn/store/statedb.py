@@ -674,7 +674,7 @@ def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
         private.check_file(path, os.fstat(fd), 0)
         mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
         deadline = time.monotonic() + wait
-        delay = 0.002
+        delay, waited = 0.002, None
         while True:
             try:
                 fcntl.flock(fd, mode | fcntl.LOCK_NB)
@@ -683,6 +683,11 @@ def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
                 if time.monotonic() >= deadline:  # (a rebuild stopped with Ctrl-Z holds it for good: a trial)
                     raise StateBusy(f"memory state is busy: another git-hn process holds {path} (git hn memory "
                                         "index rebuild, say, or one stopped with Ctrl-Z); retry once it ends") from None
+                if waited is None:  # (the first try that found it taken: said once it lasts)
+                    from .lock import waiting
+
+                    waited = waiting(fd, path)
+                waited.poll()
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
         yield
