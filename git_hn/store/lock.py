@@ -9,7 +9,7 @@ run takes none (an audit found files left by refusals, and previews that failed 
 ``.git/hn``). The compare-and-swap, not this lock, is what guards against every other writer. Also
 the paths of the other ``flock`` locks: a remote's, and a lifecycle target's
 (``target-<xx>.lock``, which no compare-and-swap backs: ``service.lifecycle``). And, for a wait
-that lasts (``waiting``), what each lock guards in a few fixed words and which process holds it.
+that lasts (``wait_for``), what each lock guards in a few fixed words and which process holds it.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ _HELD: set[str] = set()  # the lock files this process holds (``held_elsewhere``
 
 def flock_within(fd: int, timeout: float, busy: str, path: str = "") -> bool:
     """An exclusive ``flock`` of ``fd`` (the lock file at ``path``: a wait for it is said,
-    ``waiting``), waiting at most ``timeout`` seconds, else ``ConflictError(busy)``; whether it
+    ``wait_for``), waiting at most ``timeout`` seconds, else ``ConflictError(busy)``; whether it
     had to wait."""
     deadline = time.monotonic() + timeout
     wait = None
@@ -78,7 +78,7 @@ def flock_within(fd: int, timeout: float, busy: str, path: str = "") -> bool:
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 raise ConflictError(busy) from None
-            wait = wait or waiting(fd, path)
+            wait = wait or wait_for(fd, path)
             wait.poll()
             time.sleep(0.005)
 
@@ -91,7 +91,7 @@ GUARDS = (("state.lock", "the memory state"), ("memory-", "this memory stream"),
           ("policy-", "the policy file"), ("setup.lock", "git hn setup"))
 
 
-def waiting(fd: int, path: str):
+def wait_for(fd: int, path: str):
     """The ``progress.Wait`` of the lock file at ``path`` (open as ``fd``), from its first try that
     found it taken (only then is ``progress`` loaded: nothing is paid while locks are free)."""
     from . import progress

@@ -684,9 +684,9 @@ def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
                     raise StateBusy(f"memory state is busy: another git-hn process holds {path} (git hn memory "
                                         "index rebuild, say, or one stopped with Ctrl-Z); retry once it ends") from None
                 if waited is None:  # (the first try that found it taken: said once it lasts)
-                    from .lock import waiting
+                    from .lock import wait_for
 
-                    waited = waiting(fd, path)
+                    waited = wait_for(fd, path)
                 waited.poll()
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)

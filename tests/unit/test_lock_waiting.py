@@ -1,4 +1,4 @@
-"""The store's word on a long wait for a lock (``progress.waiting``, ``lock.waiting``, f141):
+"""The store's word on a long wait for a lock (``progress.waiting``, ``lock.wait_for``, f141):
 said once for each lock a command waits for, only to a listener, and naming the process that
 holds the lock as Linux lists it. A real ``flock`` held by a real child process."""
 
@@ -72,7 +72,7 @@ def test_the_holder_of_a_lock_is_the_process_that_holds_it(tmp_path, said, monke
         try:
             assert lock.holder(fd) == child.pid
             monkeypatch.setattr(progress, "SAY_AFTER", 0.0)
-            lock.waiting(fd, str(path)).poll()
+            lock.wait_for(fd, str(path)).poll()
         finally:
             os.close(fd)
     finally:
@@ -100,7 +100,7 @@ def test_each_lock_is_named_by_what_it_guards_in_fixed_words(tmp_path, said, mon
     monkeypatch.setattr(progress, "SAY_AFTER", 0.0)
     fd = os.open(path, os.O_RDWR)
     try:
-        lock.waiting(fd, str(path)).poll()
+        lock.wait_for(fd, str(path)).poll()
     finally:
         os.close(fd)
     assert said == [(what, None)]
