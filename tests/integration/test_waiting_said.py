@@ -18,7 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from helpers import commit_on, git, hn, record_id, shared_remote, wait_publication
+from helpers import (commit_on, git, hn, one_identity_in_two_clones, record_doc, record_id, shared_remote,
+                     wait_publication)
 
 WAITING = "git-hn: waiting for another git-hn process"
 STATE = f"{WAITING} (pid {os.getpid()}) that holds the memory state..."
@@ -154,3 +155,24 @@ def test_a_record_on_a_terminal_says_once_that_it_waits_for_its_stream(inited):
     assert shown.splitlines()[0] == STREAM, shown
     assert out.startswith("Memory: sha256:"), out
     assert git(inited, "for-each-ref", "--format=%(objectname)", "refs/hn/memory/") != before
+
+
+
+def test_a_fetch_whose_hook_imports_on_a_terminal_says_once_that_it_waits_for_the_stream(tmp_path):
+    """(e) The fetch-side hook (reference-transaction) imports what the fetch brought: the other
+    clone's memory on the stream this clone's identity (the same, moved with ``identity export``)
+    records to, whose lock a ``record`` here holds. The import waits for it (``serial.own_streams``),
+    as Git waits for the hook; the terminal says so once, and the memory is imported after."""
+    _remote, a, b = one_identity_in_two_clones(tmp_path)
+    doc = record_doc(a, content="recorded in the first clone")
+    assert hn(a, "sync").code == 0
+    commit_on(a, None, "c.txt")
+    git(a, "push", "-q", "origin", "main")  # (the fetch moves origin/main: the hook runs)
+    assert hn(b, "hooks", "install").code == 0
+    locks = Path(b) / ".git" / "hn" / "locks"
+    locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+    lock = locks / f"memory-{doc['actor']}-{doc['stream'][len('sha256:'):]}.lock"
+    code, shown, _out = _until_said(b, ["git", "fetch", "origin"], Held(lock), said=STREAM, out_too=True)
+    assert code == 0, shown
+    assert shown.count(WAITING) == 1, shown
+    assert doc["memoryId"] in hn(b, "memory", "recall", "--include-untrusted").out
