@@ -103,8 +103,9 @@ def accepting(repo: Repo, remote: str, waiting=None, wait: float = ACCEPT_WAIT):
     transaction, so that imports from two remotes never accept two diverging copies of one
     stream. The network is used under it only by ``--recover-shallow`` and a partial clone, to
     fetch the anchors or files classification found missing (bounded by the import's watchdog;
-    ``docs/decisions.md``); the quarantine fetch is done by then. The wait is long: an import of
-    another remote waits (a hook's too), it does not skip."""
+    ``docs/decisions.md``); the quarantine fetch is done by then. The wait is long: a sync with
+    another remote waits, it does not skip; a hook's import waits for nothing (``wait`` 0: it
+    says that a sync with another remote is accepting, and names the sync to run after it)."""
     return held(repo, os.path.join(repo.hn_dir, "locks", "accept.lock"), remote, wait,
                 f"a sync with another remote is accepting memories; run git hn sync {remote} after it",
                 waiting)
