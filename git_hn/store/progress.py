@@ -5,8 +5,8 @@ every memory again (the state is missing, after an install or an upgrade that ch
 verifying code or its Ed25519 libraries, or was damaged, or cannot answer), that is seconds at 100,000 memories, with nothing
 on the screen. The store announces such work here, as plain counts; it never renders. The CLI
 listens on a terminal (``cli.notice``; a hook's command too, git passing its stderr through); the
-MCP server, ``sync`` (which draws its own progress) and every command whose stderr is not a
-terminal do not, and then this costs nothing.
+MCP server, ``sync`` (which draws its own progress, and hears only of waits) and every command
+whose stderr is not a terminal do not, and then this costs nothing.
 
 The store also says when a command has waited ``SAY_AFTER`` seconds for a lock another git-hn
 process holds (``waiting``: the verified state's, a stream's, a remote's import or publication):

@@ -49,14 +49,14 @@ def _terminal_env() -> dict:
             "TERM": "xterm-256color"}
 
 
-def _until_said(cwd, argv: list[str], held: Held, said: str = WAITING, out_too: bool = False):
+def _until_said(cwd, argv: list[str], held: Held, said: str = WAITING, out_too: bool = False, env=None):
     """Run ``argv`` with its stderr on a real pseudo-terminal (its stdout too with ``out_too``,
     else a pipe); once ``said`` has shown on the terminal, ``held`` is released. Returns (exit
     status, what the terminal showed with CRLF as LF, stdout). Fails if the command writes nothing
     for 30 s (the lock held all the while: the line never came)."""
     master, slave = pty.openpty()
     proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stderr=slave,
-                            stdout=slave if out_too else subprocess.PIPE, env=_terminal_env())
+                            stdout=slave if out_too else subprocess.PIPE, env={**_terminal_env(), **(env or {})})
     os.close(slave)
     shown = b""
     try:
@@ -176,3 +176,20 @@ def test_a_fetch_whose_hook_imports_on_a_terminal_says_once_that_it_waits_for_th
     assert code == 0, shown
     assert shown.count(WAITING) == 1, shown
     assert doc["memoryId"] in hn(b, "memory", "recall", "--include-untrusted").out
+
+
+def test_a_sync_on_a_terminal_shows_its_wait_for_the_state_on_its_progress_line(tmp_path):
+    """``sync`` draws its own progress line on a terminal (it does not listen as other commands
+    do): a wait for the state's lock, which another git-hn holds, shows on that line (it sat on
+    "measure" for up to two minutes, unsaid); once the lock is released the sync imports."""
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    memory = record_id(alice, content="published by Alice")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    lock = _state_lock(bob)
+    lock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    said = f"waiting for another git-hn process (pid {os.getpid()}) that holds the memory state"
+    code, shown, _out = _until_said(bob, _hn_argv("sync"), Held(lock), said=said, env={"COLUMNS": "200"})
+    assert code == 0, shown
+    assert said in shown, shown
+    assert memory in hn(bob, "memory", "recall", "--include-untrusted").out
