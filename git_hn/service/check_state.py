@@ -60,27 +60,33 @@ def built(repo: Repo, remote: str, block: bool, ask) -> tuple[object, str]:
             return None, ""
         with progress.heard(notice), built_for_check(repo, listing) as view:
             return ask(view), ""
-    except StateBusy:
+    except StateBusy:  # (``Repo.state_busy`` says so)
         return None, busy_line(remote, block)
-    except StateUnwritable:
+    except (StateUnwritable, StateUnavailable, HnError, OSError, sqlite3.Error) as exc:
+        repo.check_undone = True  # (the tracking refs' record keeps what it saw: ``tracked.check_push``)
+        return None, _undone(repo, remote, block, exc)
+
+
+def _undone(repo: Repo, remote: str, block: bool, exc: BaseException) -> str:
+    """The line for a state ``built`` could not bring up to date (``exc``: never said itself)."""
+    if isinstance(exc, StateUnwritable):
         from ..errors import chmod_way_out
 
         way = chmod_way_out("it", repo.hn_dir, recursive=True)
-        return None, undone_line(remote, block, f"this clone has no memory state, and it cannot be built here: "
-                                 f"{repo.hn_dir} cannot be written", f"{way}, then push again", f"{way}, then push")
-    except StateUnavailable:
+        return undone_line(remote, block, f"this clone has no memory state, and it cannot be built here: "
+                           f"{repo.hn_dir} cannot be written", f"{way}, then push again", f"{way}, then push")
+    if isinstance(exc, StateUnavailable):
         name = _pending_remote(repo)
         sync = f"git hn sync {name}"
-        return None, undone_line(remote, block, f"this clone has no memory state, and it cannot be built while a "
-                                 f"replication acceptance from {name} is pending", f"run {sync}, then push again",
-                                 f"run {sync} first")
-    except ValidationError:
+        return undone_line(remote, block, f"this clone has no memory state, and it cannot be built while a "
+                           f"replication acceptance from {name} is pending", f"run {sync}, then push again",
+                           f"run {sync} first")
+    if isinstance(exc, ValidationError):
         why = "this clone has no memory state, and it cannot be built: a memory stream here does not verify"
-    except (HnError, OSError, sqlite3.Error):
+    else:
         why = "this clone has no memory state, and building it failed"
     rebuild = "git hn memory index rebuild says why"
-    return None, undone_line(remote, block, f"{why} ({rebuild})", "push again once it builds",
-                             "push once it builds")
+    return undone_line(remote, block, f"{why} ({rebuild})", "push again once it builds", "push once it builds")
 
 
 def _pending_remote(repo: Repo) -> str:

@@ -47,6 +47,9 @@ class Repo:
         # the longest wait for which a check that needs the verified state found its lock taken,
         # the check not done then (``stateview.checking``); 0 while none did
         self.state_busy = 0.0
+        # a check that needs the verified state found none and could not build it (the pre-push
+        # hook's anchor check: ``service.check_state``), the check not done then
+        self.check_undone = False
         # seconds ``stateview.checking`` waits for the state's lock by default, when not its own
         # (None): a test seam, set only by the CLI (``hooks_cmd._check_wait``)
         self.check_wait: float | None = None

@@ -120,12 +120,21 @@ def test_a_state_that_cannot_be_built_leaves_the_check_undone_and_said(tmp_path)
     assert git(remote, "for-each-ref") == before and git(a, "for-each-ref") == refs
     assert not _state(a).exists()
     git(a, "config", "hn.prePush", "warn")
+    records = _tracking_records(a)
     with read_only(Path(a) / ".git" / "hn" / "memory"):
         warned = _push(a, "-f", "origin", "bobs")
     assert warned.returncode == 0, warned.stderr
     assert [x for x in warned.stderr.splitlines() if UNDONE in x] == [
         f"git-hn: warning: {UNDONE}{why}; to have such a push checked, {way}, then push"], warned.stderr
     assert git(remote, "rev-parse", "bobs") == git(a, "rev-parse", "HEAD")
+    # what the push took off went unchecked: the tracking refs' record keeps the tips it saw
+    # before, so the next check walks what the push took off (as after a busy state's push)
+    assert _tracking_records(a) == records
+
+
+def _tracking_records(repo) -> dict[str, bytes]:
+    """The tracking refs' records (``tracked``: the remote tips a check last saw), by name."""
+    return {p.name: p.read_bytes() for p in (Path(repo) / ".git" / "hn" / "replication").glob("tracked-*")}
 
 
 def test_a_push_that_takes_nothing_off_builds_no_state(tmp_path):

@@ -23,7 +23,8 @@ them itself once the push lands, where no git-hn looks, and a record left as it 
 author's push made a teammate's force-push back to it look like no move (a team trial); a push
 the hook refuses leaves the record as it was (a review). So does a check that finds the verified
 state busy (another git-hn updating it: asked again next time), and a push whose anchor check the
-busy state kept from being done (``Repo.state_busy``: the next check walks what it took off).
+busy state, or a missing one that could not be built, kept from being done (``Repo.state_busy``,
+``Repo.check_undone``: the next check walks what it took off).
 
 The fetch hook, when it leaves its per-fetch stamp, also writes the anchor commits of this
 clone's own publications to ``remote`` (``note_published``), which the wrapper reads for the
@@ -192,9 +193,10 @@ def check_push(repo: Repo, remote: str, pushed: dict[str, str]) -> tuple[bool, C
     if landing is None:
         return handed, lambda: None
     key, after = landing
-    # (a check of this hook found the state busy, and what the push takes off went unchecked: the
-    # record keeps the tips seen before it, so the next check walks what the push took off)
-    return handed, lambda: None if repo.state_busy else _write(repo, remote, key, after)
+    # (a check of this hook found the state busy, or none it could build, and what the push takes
+    # off went unchecked: the record keeps the tips seen before it, so the next check walks what
+    # the push took off)
+    return handed, lambda: None if repo.state_busy or repo.check_undone else _write(repo, remote, key, after)
 
 
 def _check(repo: Repo, remote: str, timeout: float | None,
