@@ -224,6 +224,37 @@ def test_the_fetch_runs_the_callers_preparations_while_it_fetches(main, tmp_path
     assert not os.path.exists(q.path)
 
 
+def test_a_fetch_over_its_budget_is_said_however_fast_it_ended(main, tmp_path):
+    """The watchdog looks at the quarantine's size every 20 ms while the fetch runs; a fetch that
+    had ended before its first look (here: the caller's preparations outlast it) was never
+    measured, and 3 MiB passed a 64 KiB budget (a CI run: a fast recovery fetch of a large anchor
+    tree was let through, the verdict hanging on timing). It is measured once more as it ends."""
+    import time
+
+    path, repo = main
+    remote = make_repo(tmp_path / "remote")
+    (remote / "big.bin").write_bytes(os.urandom(3 << 20))
+    git(remote, "add", "big.bin")
+    git(remote, "commit", "-q", "-m", "big")
+    git(remote, "update-ref", "refs/hn/memory/x", "HEAD")
+    q = Quarantine(repo)
+
+    def until_it_ended():  # (the fetch writes FETCH_HEAD as it ends)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(os.path.join(q.path, "FETCH_HEAD")) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)
+
+    try:
+        verdict = q.fetch("file://" + str(remote), ["refs/hn/memory/x"], 64 << 10, 30.0, fetch_head=True,
+                          meanwhile=until_it_ended)
+        assert os.path.exists(os.path.join(q.path, "FETCH_HEAD"))  # (it did end before the first look)
+        assert verdict == "size"
+        assert q.measured > 3 << 20
+    finally:
+        q.remove()
+
+
 @pytest.mark.parametrize("fmt", ["sha1", "sha256"])
 def test_a_quarantine_is_the_bare_repository_git_init_makes(tmp_path, fmt):
     """The quarantine is laid out by hand (no ``git init`` process): Git must read it as the
