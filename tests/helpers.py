@@ -369,29 +369,31 @@ def on_terminal(cwd, argv: list[str], columns: int, env: dict, drop=("NO_COLOR",
     return (out, err.decode("utf-8", "replace")) if both else out
 
 
-def read_terminal(master: int, proc, timeout: float = 60) -> bytes:
+def read_terminal(master: int, proc, timeout: float = 60, seen=None) -> bytes:
     """Everything written to the pseudo-terminal whose ``master`` end this is, until every
     writer closed it (``proc`` is killed if it writes nothing for ``timeout`` seconds); closes
-    ``master``."""
+    ``master``. ``seen(shown)``, when given, is told what has shown so far after each read."""
     import select
 
-    chunks = []
+    shown = b""
     try:
         while True:
             ready, _, _ = select.select([master], [], [], timeout)
             if not ready:
                 proc.kill()
-                raise AssertionError(f"{proc.args[1:]} hung on a terminal")
+                raise AssertionError(f"{proc.args[1:]} hung on a terminal: {shown[-2000:]!r}")
             try:
                 data = os.read(master, 65536)
             except OSError:  # EIO: every writer closed the terminal
                 break
             if not data:
                 break
-            chunks.append(data)
+            shown += data
+            if seen is not None:
+                seen(shown)
     finally:
         os.close(master)
-    return b"".join(chunks)
+    return shown
 
 
 def named(actor: str, name: str) -> str:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
-import select
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from helpers import (commit_on, git, hn, one_identity_in_two_clones, record_doc, record_id, shared_remote,
-                     wait_publication)
+from helpers import (commit_on, git, hn, one_identity_in_two_clones, read_terminal, record_doc, record_id,
+                     shared_remote, wait_publication)
 
 WAITING = "git-hn: waiting for another git-hn process"
 STATE = f"{WAITING} (pid {os.getpid()}) that holds the memory state..."
@@ -58,25 +57,10 @@ def _until_said(cwd, argv: list[str], held: Held, said: str = WAITING, out_too: 
     proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stderr=slave,
                             stdout=slave if out_too else subprocess.PIPE, env={**_terminal_env(), **(env or {})})
     os.close(slave)
-    shown = b""
     try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 30)
-            if not ready:
-                proc.kill()
-                raise AssertionError(f"{argv} said nothing while it waited: {shown!r}")
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # EIO: every writer closed the terminal
-                break
-            if not data:
-                break
-            shown += data
-            if said.encode() in shown:
-                held.release()
+        shown = read_terminal(master, proc, 30, lambda shown: held.release() if said.encode() in shown else None)
     finally:
         held.release()
-        os.close(master)
     out = b"" if out_too else proc.stdout.read()
     return proc.wait(60), shown.decode("utf-8", "replace").replace("\r\n", "\n"), out.decode("utf-8", "replace")
 
