@@ -452,10 +452,10 @@ def sync_command(args: list[str]) -> int:
 
         progress = draw
         from ..store import progress as store_progress
+        from .notice import waiting_words
 
         # a wait for another git-hn's lock (the state's, a stream's) shows on the spinner's line
-        store_progress.listen(None, lambda what, pid: draw(
-            f"waiting for another git-hn process{f' (pid {pid})' if pid else ''} that holds {what}"))
+        store_progress.listen(None, lambda what, pid: draw(waiting_words(what, pid)))
     try:
         with _signals_raise(ending=True):
             result = service.sync(repo, remote, recover_shallow=recover, progress=progress,

@@ -43,16 +43,22 @@ def install() -> None:
         progress.listen(Line if os.environ.get("TERM", "dumb") != "dumb" else None, waited)
 
 
+def waiting_words(what: str, pid: int | None) -> str:
+    """What a wait for a lock (``what``: fixed words) that process ``pid`` holds is said as: in
+    ``waited``'s line, and on ``sync``'s own progress line."""
+    holder = f" (pid {pid})" if pid else ""
+    return f"waiting for another git-hn process{holder} that holds {what}"
+
+
 def waited(what: str, pid: int | None) -> None:
-    """The line of a wait for a lock (``what``: fixed words) that process ``pid`` holds; a status
-    line drawn is erased first, and drawn again as the work goes on."""
+    """The line of a wait for a lock (``waiting_words``); a status line drawn is erased first,
+    and drawn again as the work goes on."""
     from .render import fitted
 
-    holder = f" (pid {pid})" if pid else ""
     try:
         if Line.shown is not None and Line.shown.console:
             Line.shown._erase()
-        sys.stderr.write(fitted(f"git-hn: waiting for another git-hn process{holder} that holds {what}...") + "\n")
+        sys.stderr.write(fitted(f"git-hn: {waiting_words(what, pid)}...") + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):  # a terminal gone: the wait goes on unsaid
         pass

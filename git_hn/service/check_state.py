@@ -62,7 +62,7 @@ def built(repo: Repo, remote: str, block: bool, ask) -> tuple[object, str]:
             return ask(view), ""
     except StateBusy:  # (``Repo.state_busy`` says so)
         return None, busy_line(remote, block)
-    except (StateUnwritable, StateUnavailable, HnError, OSError, sqlite3.Error) as exc:
+    except (HnError, OSError, sqlite3.Error) as exc:  # (``StateUnwritable``, ``StateUnavailable`` too)
         repo.check_undone = True  # (the tracking refs' record keeps what it saw: ``tracked.check_push``)
         return None, _undone(repo, remote, block, exc)
 

@@ -341,25 +341,22 @@ class Quarantine:
         verdict = ""
         try:
             while True:
-                if ended.acquire(timeout=0.02):  # wakes the moment the fetch ends
-                    # measured once more: a fetch that ended between two looks went unmeasured,
-                    # and one over its budget passed when it was fast (a CI run: a 3 MiB recovery
-                    # fetch under a 64 KiB budget was let through, the verdict hanging on timing)
-                    size = self.objects_size()
-                    if size - start_size > limit:
-                        verdict = "size"
-                        self.measured = size
-                    break
+                done = ended.acquire(timeout=0.02)  # wakes the moment the fetch ends
+                # measured as it ends too: a fetch that ended between two looks went unmeasured,
+                # and one over its budget passed when it was fast (a CI run: a 3 MiB recovery
+                # fetch under a 64 KiB budget was let through, the verdict hanging on timing)
                 size = self.objects_size()
+                if size - start_size > limit:
+                    verdict = "size"
+                    self.measured = size
+                    break
+                if done:
+                    break
                 now = time.monotonic()
                 if size != last_size:
                     last_size = size
                     activity["t"] = now
                     activity["grew"] = True
-                if size - start_size > limit:
-                    verdict = "size"
-                    self.measured = size
-                    break
                 if now - activity["t"] > stall_seconds:
                     verdict = "stall"
                     break

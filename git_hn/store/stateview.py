@@ -90,13 +90,8 @@ def checking(repo: Repo, wait: float | None = None):
     default, or the command's ``Repo.check_wait``, a test seam the CLI passes in; 0.2 s once a
     wait as long found it busy in this command: ``Repo.state_busy``) and raises ``StateBusy``
     when it stays taken. None when there is no sealed state."""
-    wait = (CHECK_WAIT if repo.check_wait is None else repo.check_wait) if wait is None else wait
-    try:
-        with _sealed(repo, 0.2 if repo.state_busy >= wait else wait, True) as view:
-            yield view
-    except StateBusy:
-        repo.state_busy = max(repo.state_busy, wait)
-        raise
+    with _bounded(repo, wait, lambda bound: _sealed(repo, bound, True)) as view:
+        yield view
 
 
 @contextmanager
@@ -106,9 +101,18 @@ def built_for_check(repo: Repo, listing: list):
     (built when there is none), its lock waited for as ``checking`` waits for it, ``StateBusy``
     when it stays taken (the pre-push hook's anchor check: a push was let go unchecked, unsaid,
     docs/decisions.md). Raises what ``current`` raises when it cannot be built."""
-    wait = CHECK_WAIT if repo.check_wait is None else repo.check_wait
+    with _bounded(repo, None, lambda bound: current(repo, listing, wait=bound)) as view:
+        yield view
+
+
+@contextmanager
+def _bounded(repo: Repo, wait: float | None, opened):
+    """``opened(bound)``'s view, the lock waited for up to ``wait`` seconds (None: ``CHECK_WAIT``,
+    or the command's ``Repo.check_wait``), 0.2 s once a wait as long found it busy in this
+    command; a ``StateBusy`` is remembered in ``Repo.state_busy``."""
+    wait = (CHECK_WAIT if repo.check_wait is None else repo.check_wait) if wait is None else wait
     try:
-        with current(repo, listing, wait=0.2 if repo.state_busy >= wait else wait) as view:
+        with opened(0.2 if repo.state_busy >= wait else wait) as view:
             yield view
     except StateBusy:
         repo.state_busy = max(repo.state_busy, wait)
