@@ -169,11 +169,28 @@ def chmod_way_out(what: str, path: str, recursive: bool = False) -> str:
 class Signalled(BaseException):
     """A termination signal (SIGTERM, SIGINT, SIGHUP) arrived during a command that cleans up
     before it ends (``sync``). Like ``KeyboardInterrupt`` it is not an ``HnError``: no handler
-    that turns errors into outcomes may catch it, so every ``finally`` runs on the way out."""
+    that turns errors into outcomes may catch it, so every ``finally`` runs on the way out.
+
+    ``taken``: the signals the command's stop handler took (``cli.commands._signals_raise``),
+    for ``unless_lost``."""
+
+    taken: list[int] = []
 
     def __init__(self, signum: int):
         super().__init__(signum)
         self.signum = signum
+
+    @classmethod
+    def unless_lost(cls) -> None:
+        """Raise the stop a handler took whose exception never arrived, before a step that
+        cannot be undone (promotion, publication): Python drops an exception that a signal
+        handler raises while ``compile()`` runs (a module imported from source, its bytecode
+        cache missing or stale and unwritable; CPython 3.10 to 3.13, most of the times tried),
+        and a sync stopped by SIGTERM during such an import promoted everything and exited 0.
+        Reached with a stop taken, its exception was lost: any other way here would have
+        unwound past it."""
+        if cls.taken:
+            raise cls(cls.taken[0])
 
 
 class Interrupted(HnError):

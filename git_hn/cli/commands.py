@@ -350,14 +350,17 @@ def interrupt_after() -> str | None:
     under the same switch: ``HN_TEST_REPLICATION_SIGNAL_AT`` names a seam at which the sync sends
     itself SIGINT and goes on, as if Ctrl-C were pressed there (``signal:<step>``); with
     ``HN_TEST_REPLICATION_SIGNAL_TWICE=1`` (``signal2:<step>``) a second as the quarantine's
-    removal begins (Git and the terminal both give git-hn one for a Ctrl-C)."""
+    removal begins (Git and the terminal both give git-hn one for a Ctrl-C); with
+    ``HN_TEST_REPLICATION_SIGNAL_LOST=1`` (``signal-lost:<step>``) its exception is dropped, as
+    Python drops one raised while ``compile()`` runs (``errors.Signalled.unless_lost``)."""
     import os
 
     if os.environ.get("HN_INTERNAL_TESTING") != "1":
         return None
     if os.environ.get("HN_TEST_REPLICATION_SIGNAL_AT"):
-        twice = os.environ.get("HN_TEST_REPLICATION_SIGNAL_TWICE") == "1"
-        return ("signal2:" if twice else "signal:") + os.environ["HN_TEST_REPLICATION_SIGNAL_AT"]
+        how = "signal2:" if os.environ.get("HN_TEST_REPLICATION_SIGNAL_TWICE") == "1" else \
+            "signal-lost:" if os.environ.get("HN_TEST_REPLICATION_SIGNAL_LOST") == "1" else "signal:"
+        return how + os.environ["HN_TEST_REPLICATION_SIGNAL_AT"]
     return os.environ.get("HN_TEST_REPLICATION_INTERRUPT_AFTER") or None
 
 
@@ -402,7 +405,8 @@ def _signals_raise(ending: bool = False):
 
     @contextmanager
     def scope():
-        stopping = []
+        stopping = Signalled.taken  # (read again before promotion: ``Signalled.unless_lost``)
+        stopping.clear()
 
         def stop(signum, _frame):
             from ..store import process
@@ -420,6 +424,7 @@ def _signals_raise(ending: bool = False):
         finally:
             for s, handler in previous.items():
                 signal.signal(s, signal.SIG_IGN if stopping and ending else handler)
+            stopping.clear()
 
     return scope()
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from ...core.grammar import accepted_ref
-from ...errors import ConflictError, HnError, Interrupted
+from ...errors import ConflictError, HnError, Interrupted, Signalled
 from ...store import pending as pendingmod
 from ...store import replication as rstate
 from ...store.process import signals_held
@@ -141,6 +141,7 @@ def _accept_group(run, group, txn: str, last: bool, accepted: set) -> None:
             raise residue("quarantine cleanup failed", remote) from None
     residue_seam("before-promotion", "interrupted immediately before accepted-ref transaction")
     rebased = _rebased(run, promotable)
+    Signalled.unless_lost()  # (the last moment a stop leaves nothing promoted by this group)
     with signals_held():  # (see above: the ref transaction to the completion receipt)
         updates = _updates(promotions) + [f"update {r.ref} {r.tip} {r.old}" for r in rebased]
         prepared, tx = _matching(run, updates), None

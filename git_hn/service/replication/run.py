@@ -17,7 +17,7 @@ from contextlib import ExitStack
 
 from ...core.grammar import accepted_ref, quarantine_ref
 from ...core.lines import lines_of
-from ...errors import ConflictError, HnError, Interrupted, ValidationError
+from ...errors import ConflictError, HnError, Interrupted, Signalled, ValidationError
 from ...store import quarantine
 from ...store import pending as pendingmod
 from ...store import replication as rstate
@@ -41,10 +41,12 @@ class Import:
         self.result, self.progress, self.recover_shallow = result, progress, recover_shallow
         self.interrupt_after = interrupt_after if interrupt_after in SEAMS else None
         # (a test's Ctrl-C at a seam: the sync signals itself there and goes on, ``cli.commands``;
-        # ``signal2``: again as the quarantine's removal begins)
+        # ``signal2``: again as the quarantine's removal begins; ``signal-lost``: its exception
+        # dropped, as Python drops one raised while ``compile()`` runs)
         how, _, step = (interrupt_after or "").partition(":")
         self.signal_at, self.signals = (step or None, 2 if how == "signal2" else 1) \
-            if how in ("signal", "signal2") else (None, 0)
+            if how in ("signal", "signal2", "signal-lost") else (None, 0)
+        self.lost = how == "signal-lost"
         self.signalled = False
         self.seam_error = ""
         self.budgets = selection.budgets
@@ -92,7 +94,13 @@ class Import:
             import signal
 
             self.signalled = True
-            os.kill(os.getpid(), signal.SIGINT)
+            if not self.lost:
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+            try:
+                signal.raise_signal(signal.SIGINT)  # (its handler runs before this returns)
+            except Signalled:
+                pass
 
     # -- the transaction -----------------------------------------------------------------------
 
