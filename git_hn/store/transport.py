@@ -194,6 +194,11 @@ NO_CREDENTIALS = "the remote needs credentials and none were given"
 NO_PASSPHRASE = "ssh needs a passphrase or password, and git-hn's own Git processes cannot ask for one"
 ACCESS_REFUSED = "the remote refused access"  # (ssh's "Permission denied", git daemon's "access denied")
 CREDENTIALS_REFUSED = "the remote refused the credentials given"
+NO_REPOSITORY = "the server has no repository at the remote's URL"
+# Git's own line for an HTTP 404 (remote-curl's "fatal: repository '<url>' not found"): the URL
+# sits between its words, so the line is known by its two ends (a newcomer trial: a mistyped
+# HTTP URL was said in no fixed words at all)
+_HTTP_MISSING = ("fatal: repository '", "' not found")
 REMOTE_CORRUPT = ("the remote's server could not read objects of its repository (possible repository corruption "
                   "on the remote side)")
 _UNREACHABLE = (
@@ -205,7 +210,7 @@ _UNREACHABLE = (
     ("host key verification failed", "ssh could not verify the remote host's key (connect once with ssh "
                                      "to check and accept it)"),
     ("does not appear to be a git repository", "no Git repository is at the remote's URL"),
-    ("repository not found", "the server has no repository at the remote's URL"),
+    ("repository not found", NO_REPOSITORY),  # (a hosting service's "remote: Repository not found.")
     ("could not resolve host", "the remote's host name does not resolve"),
     ("could not resolve hostname", "the remote's host name does not resolve"),
     ("connection refused", "the remote's server refused the connection"),
@@ -242,9 +247,10 @@ _NOT_REACHED_WORDS = ("host key verification failed", "does not appear to be a g
 NOT_REACHED = frozenset({said for found, said in _UNREACHABLE if found in _NOT_REACHED_WORDS} | {CONNECTION_LOST})
 
 
-def unreachable_reason(stderr: bytes, shown_by: str = "git ls-remote <remote>") -> str:
+def unreachable_reason(stderr: bytes, shown_by: str) -> str:
     """Why Git could not reach a remote, in git-hn's fixed words (``_UNREACHABLE``), or a pointer
-    to Git's own message (``shown_by`` shows it)."""
+    to Git's own message (``shown_by``, a command to paste: it names the remote, never a
+    placeholder, which a shell reads as a redirection)."""
     return known_reason(stderr) or f"{shown_by} shows Git's own message"
 
 
@@ -255,6 +261,8 @@ def known_reason(stderr: bytes) -> str:
         if found in text:
             return said
     lines = [line.strip() for line in text.split("\n") if line.strip()]
+    if any(line.startswith(_HTTP_MISSING[0]) and line.endswith(_HTTP_MISSING[1]) for line in lines):
+        return NO_REPOSITORY
     if lines and all(line.startswith(_DROPPED) for line in lines):
         return CONNECTION_LOST
     return ""

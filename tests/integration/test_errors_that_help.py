@@ -570,6 +570,40 @@ def test_a_remote_that_cannot_be_reached_is_said_in_fixed_words_never_its_url(in
     assert refs_snapshot(inited) == before
 
 
+def test_a_mistyped_http_url_is_said_to_have_no_repository(inited, bare_remote, http_backend):
+    """A newcomer trial (f142): over HTTP, a URL the server has no repository at (a 404, which Git
+    words "repository '<url>' not found", the URL between its words) read "git ls-remote <remote>
+    shows Git's own message", a placeholder to fill in; it is said in the fixed words of a hosting
+    service's "Repository not found", still without the URL."""
+    url = http_backend(bare_remote())
+    wrong = url.rsplit("/", 1)[0] + "/no-such-repository.git"
+    git(inited, "remote", "add", "typo", wrong)
+    before = refs_snapshot(inited)
+    r = hn(inited, "sync", "typo")
+    assert r.code == 1
+    assert r.err.endswith("replication advertisement failed for remote typo; the server has no repository at "
+                          "the remote's URL\n"), r.err
+    assert wrong not in r.out + r.err
+    assert refs_snapshot(inited) == before
+
+
+def test_a_reason_without_fixed_words_names_the_command_that_shows_it(inited, tmp_path):
+    """A newcomer trial (f142): a failure git-hn has no fixed words for (here an ssh that prints a
+    server's own error) pointed at "git ls-remote <remote>", which a shell reads as a redirection:
+    it names the remote, as a fetch's and a push's pointers do. The server's text is not repeated."""
+    ssh = tmp_path / "refusing-ssh"
+    ssh.write_text("#!/bin/sh\necho 'ERROR: the server says no (s3cret)' >&2\nexit 1\n")
+    ssh.chmod(0o755)
+    git(inited, "remote", "add", "far", "ssh://example.invalid/team.git")
+    git(inited, "config", "core.sshCommand", str(ssh))
+    before = refs_snapshot(inited)
+    r = hn(inited, "sync", "far")
+    assert r.code == 1
+    assert "replication advertisement failed for remote far; git ls-remote far shows Git's own message" in r.err, r.err
+    assert "<remote>" not in r.err and "s3cret" not in r.out + r.err
+    assert refs_snapshot(inited) == before
+
+
 def test_input_documents_an_agent_gets_wrong_say_what_to_change(inited):
     """From an agents audit: a missing kind read as "unsupported", a blank topic as a size bound,
     and a handoff list at the top level as a bare unknown field."""

@@ -55,9 +55,11 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
             raise
         raise unanswered(remote, timeout) from None
     if proc.returncode != 0:
+        from shlex import quote
+
         from ...store.transport import unreachable_reason, without_terminal
 
-        reason = unreachable_reason(proc.stderr)
+        reason = unreachable_reason(proc.stderr, f"git ls-remote {quote(remote)}")
         way_out = without_terminal(reason, remote, url, repo.git)
         raise PhaseError(f"{phase('advertisement', remote).message}; {reason}" + (f"; {way_out}" if way_out else ""),
                          unreachable=True)
