@@ -321,6 +321,24 @@ def show_selection_command(positional: list[str]) -> int:
     repo = open_repo()
     sel = replication.load_selection(repo, remote)
     render.lines(selmod.show_lines(sel))
+    from ..store.transport import url_question
+
+    if repo.git.run(list(url_question(remote))).returncode != 0:
+        # (a newcomer trial: "show" of a typo, or of the name a rename left, printed defaults as if
+        # it were a remote, where select and sync name the remotes here)
+        from shlex import quote
+
+        from ..service.replication import remotes_here
+
+        known, usable = remotes_here(repo)
+        if sel.saved:  # (select's words: §9.2 lets a selection wait for its remote)
+            render.hint(f'remote "{remote}" does not exist yet{known}; git hn sync {remote} needs it: add it with '
+                        f"git remote add {remote} URL")
+        else:
+            other = f"name one of them (git hn replication show {quote(usable[0])}), or " if usable else ""
+            render.hint(f'remote "{remote}" does not exist{known}, and nothing is saved for it (the lines above are '
+                        f"the defaults); {other}add it with git remote add {remote} URL")
+        return 0
     if not sel.saved:  # (a trial: after git remote rename, "saved: false" with the old name's still there)
         from ..service.replication.renamed import fits
 

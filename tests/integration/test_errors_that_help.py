@@ -515,6 +515,30 @@ def test_selecting_for_a_remote_that_does_not_exist_saves_and_hints(inited):
                                   "that moves a branch\n")
 
 
+def test_showing_the_selection_of_a_remote_that_does_not_exist_says_so(inited):
+    """A newcomer trial (f142): ``replication show`` of a typo, or of the name ``git remote rename``
+    left behind, printed the defaults (``saved: false``) as if they were a remote's, silently, where
+    select and sync name the remotes here. Its lines stay; one hint says the remote does not exist."""
+    git(inited, "remote", "add", "upstream", str(inited))
+    r = hn(inited, "replication", "show", "orgin")
+    assert r.code == 0 and r.out.startswith("remote: orgin\nsaved: false\ncompatibility-all: true\n")
+    assert r.err == ('git-hn: hint: remote "orgin" does not exist (the remotes here: upstream), and nothing is saved '
+                     "for it (the lines above are the defaults); name one of them (git hn replication show upstream), "
+                     "or add it with git remote add orgin URL\n")
+    r = hn(inited, "replication", "show")  # (the default name is origin, no remote here)
+    assert r.code == 0 and r.err.startswith('git-hn: hint: remote "origin" does not exist (the remotes here: upstream)')
+    assert hn(inited, "replication", "select", "orgin", "--all").code == 0
+    r = hn(inited, "replication", "show", "orgin")  # (saved before its remote, as §9.2 allows: select's words)
+    assert r.code == 0 and "\nsaved: true\n" in r.out
+    assert r.err == ('git-hn: hint: remote "orgin" does not exist yet (the remotes here: upstream); git hn sync orgin '
+                     "needs it: add it with git remote add orgin URL\n")
+    assert hn(inited, "replication", "show", "upstream").err == ""  # (a remote that exists: no hint)
+    git(inited, "remote", "remove", "upstream")
+    assert hn(inited, "replication", "show", "other").err == (
+        'git-hn: hint: remote "other" does not exist, and nothing is saved for it (the lines above are the '
+        "defaults); add it with git remote add other URL\n")
+
+
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
                     reason="giving a repository to another user needs root")
 def test_a_repository_of_another_user_is_named_as_such(tmp_path):
