@@ -155,8 +155,10 @@ def unimported_there(repo: Repo, remote: str, block: bool, timeout: float, unfet
 
     from .replication.outcomes import counted
 
-    what = (f"{remote} has {counted(len(unknown), 'memory stream', 'memory streams')} this clone has not "
-            f"imported (first: {bounded(unknown[0], 160)}), and this push takes commits off {remote}: git-hn "
+    # (a newcomer trial: "a stream this clone has not imported" read as never imported, of a stream
+    # imported all but its latest memories; its tip is what is not here, either way)
+    what = (f"{remote} has {counted(len(unknown), 'memory stream', 'memory streams')} with memories this clone "
+            f"has not imported (first: {bounded(unknown[0], 160)}), and this push takes commits off {remote}: git-hn "
             f"cannot tell whether memories of {'it' if len(unknown) == 1 else 'them'} are anchored on those commits")
     if block:
         return f"{what}; run git hn sync {quote(remote)} first, then push again"

@@ -151,7 +151,7 @@ def test_a_stream_really_not_imported_is_still_said_while_the_state_is_busy(tmp_
     assert pushed.returncode != 0
     unimported = [x for x in pushed.stderr.splitlines() if "not imported" in x]
     assert len(unimported) == 1 and unimported[0].startswith(
-        "git-hn: origin has 1 memory stream this clone has not imported (first: sha256:"), pushed.stderr
+        "git-hn: origin has 1 memory stream with memories this clone has not imported (first: sha256:"), pushed.stderr
     assert len([x for x in pushed.stderr.splitlines() if BUSY in x]) == 1, pushed.stderr
     assert git(remote, "for-each-ref") == before
     assert _private(carol) == mine
@@ -160,7 +160,7 @@ def test_a_stream_really_not_imported_is_still_said_while_the_state_is_busy(tmp_
         warned = _push(carol, "-f", "origin", "main", env=QUICK)
     assert warned.returncode == 0, warned.stderr
     assert [x for x in warned.stderr.splitlines() if "not imported" in x][0].startswith(
-        "git-hn: warning: origin has 1 memory stream this clone has not imported"), warned.stderr
+        "git-hn: warning: origin has 1 memory stream with memories this clone has not imported"), warned.stderr
     assert git(remote, "rev-parse", "main") == git(carol, "rev-parse", "HEAD")
 
 

@@ -183,7 +183,7 @@ def test_a_push_to_another_spelling_of_a_remotes_url_is_checked_as_that_remote(t
     for url in (str(remote)[:-len(".git")], f"{remote}/", f"file://{str(remote)[:-len('.git')]}"):
         pushed = _push(carol, "-q", "-f", url, "HEAD:refs/heads/main")
         assert pushed.returncode != 0, (url, pushed.stderr)
-        assert [x for x in _said(pushed) if "up.stream has 1 memory stream this clone has not imported" in x], \
+        assert [x for x in _said(pushed) if "up.stream has 1 memory stream with memories this clone has not imported" in x], \
             pushed.stderr
         assert git(remote, "rev-parse", "main") == before
 
@@ -217,7 +217,7 @@ def test_a_push_to_a_url_git_rewrites_is_checked_as_the_remote_it_reaches(tmp_pa
         git(carol, "config", f"url.{remote.parent}/.{how}", "srv:")
     pushed = _push(carol, "-q", "-f", typed, "HEAD:refs/heads/main")
     assert pushed.returncode != 0, pushed.stderr
-    assert [x for x in _said(pushed) if "origin has 1 memory stream this clone has not imported" in x], \
+    assert [x for x in _said(pushed) if "origin has 1 memory stream with memories this clone has not imported" in x], \
         pushed.stderr
     assert git(remote, "rev-parse", "main") == before
 

@@ -41,7 +41,8 @@ def test_block_refuses_a_force_push_while_the_remote_has_memory_not_imported(tmp
     assert pushed.returncode != 0
     line = [x for x in pushed.stderr.splitlines() if "not imported" in x]
     assert len(line) == 1, pushed.stderr
-    assert line[0].startswith("git-hn: origin has 1 memory stream this clone has not imported (first: sha256:")
+    assert line[0].startswith("git-hn: origin has 1 memory stream with memories this clone has not imported "
+                              "(first: sha256:")
     assert "run git hn sync origin first, then push again; only if it goes on purpose: git -c hn.prePush=warn push" \
         in line[0]
     assert git(remote, "for-each-ref") == before
@@ -76,6 +77,25 @@ def test_warn_says_it_and_the_push_goes_on(tmp_path):
     assert pushed.returncode == 0, pushed.stderr
     line = [x for x in pushed.stderr.splitlines() if "not imported" in x]
     assert line == [x for x in line if x.startswith("git-hn: warning: origin has 1 memory stream")] and len(line) == 1, \
+        pushed.stderr
+    assert git(remote, "rev-parse", "main") == git(carol, "rev-parse", "HEAD")
+
+
+def test_a_stream_imported_before_its_latest_memories_is_not_said_never_imported(tmp_path):
+    """A newcomer trial (f142): Bob had imported Alice's stream, she recorded and published more,
+    and his push deleting a branch warned "origin has 1 memory stream with memories this clone has not imported":
+    he had, all but its latest memories. The line says the stream has memories not imported here,
+    which holds for a stream never imported too."""
+    remote, alice, carol, _mem = _alice_published_carol_pulled(tmp_path, "warn")
+    assert hn(carol, "sync").code == 0  # (Alice's stream, imported)
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Alice's later decision").code == 0
+    assert hn(alice, "sync").code == 0
+    pushed = _push(carol, "-f", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    line = [x for x in pushed.stderr.splitlines() if "not imported" in x]
+    assert len(line) == 1 and line[0].startswith(
+        "git-hn: warning: origin has 1 memory stream with memories this clone has not imported (first: sha256:"), \
         pushed.stderr
     assert git(remote, "rev-parse", "main") == git(carol, "rev-parse", "HEAD")
 
