@@ -211,6 +211,7 @@ _UNREACHABLE = (
                                      "to check and accept it)"),
     ("does not appear to be a git repository", "no Git repository is at the remote's URL"),
     ("repository not found", NO_REPOSITORY),  # (a hosting service's "remote: Repository not found.")
+    ("remote error: no such repository", NO_REPOSITORY),  # (git daemon --informative-errors)
     ("could not resolve host", "the remote's host name does not resolve"),
     ("could not resolve hostname", "the remote's host name does not resolve"),
     ("connection refused", "the remote's server refused the connection"),
@@ -242,6 +243,7 @@ NO_ACCESS = (ACCESS_REFUSED, "the remote's server answered with HTTP 401 (no acc
 # the fixed words that say no Git server answered at the remote's URL (``NOT_REACHED``): a fetch
 # that failed so failed for want of the remote, not for its stream (``Outcome.fetch_failed``)
 _NOT_REACHED_WORDS = ("host key verification failed", "does not appear to be a git repository", "repository not found",
+                      "remote error: no such repository",
                       "could not resolve host", "could not resolve hostname", "connection refused",
                       "couldn't connect to server", "timed out", "the requested url returned error: 404")
 NOT_REACHED = frozenset({said for found, said in _UNREACHABLE if found in _NOT_REACHED_WORDS} | {CONNECTION_LOST})

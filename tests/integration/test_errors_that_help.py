@@ -594,20 +594,21 @@ def test_a_remote_that_cannot_be_reached_is_said_in_fixed_words_never_its_url(in
     assert refs_snapshot(inited) == before
 
 
-def test_a_mistyped_http_url_is_said_to_have_no_repository(inited, bare_remote, http_backend):
+def test_a_mistyped_http_url_is_said_to_have_no_repository(inited, bare_remote, http_backend, git_daemon):
     """A newcomer trial (f142): over HTTP, a URL the server has no repository at (a 404, which Git
     words "repository '<url>' not found", the URL between its words) read "git ls-remote <remote>
     shows Git's own message", a placeholder to fill in; it is said in the fixed words of a hosting
-    service's "Repository not found", still without the URL."""
-    url = http_backend(bare_remote())
-    wrong = url.rsplit("/", 1)[0] + "/no-such-repository.git"
-    git(inited, "remote", "add", "typo", wrong)
+    service's "Repository not found", still without the URL; so is a git daemon's with
+    --informative-errors ("remote error: no such repository: /path")."""
     before = refs_snapshot(inited)
-    r = hn(inited, "sync", "typo")
-    assert r.code == 1
-    assert r.err.endswith("replication advertisement failed for remote typo; the server has no repository at "
-                          "the remote's URL\n"), r.err
-    assert wrong not in r.out + r.err
+    for name, url in (("typo", http_backend(bare_remote())), ("mistyped", git_daemon(bare_remote("served.git")))):
+        wrong = url.rsplit("/", 1)[0] + "/no-such-repository.git"
+        git(inited, "remote", "add", name, wrong)
+        r = hn(inited, "sync", name)
+        assert r.code == 1
+        assert r.err.endswith(f"replication advertisement failed for remote {name}; the server has no repository "
+                              "at the remote's URL\n"), r.err
+        assert wrong not in r.out + r.err and "no-such" not in r.out + r.err
     assert refs_snapshot(inited) == before
 
 
