@@ -464,7 +464,7 @@ def test_a_server_gone_mid_sync_is_not_blamed_on_the_stream(tmp_path, bare_remot
     assert r.err.rstrip("\n").endswith("failed (structurally-invalid): the remote's server refused the connection; "
                                        "its fetch from origin failed, not the stream: run git hn sync origin again "
                                        "once it can be reached (the Replication line above says why)"), r.err
-    assert len(r.err) < 420, r.err  # (f59: "1 stream of --all failed" in place of "no selection was promoted")
+    assert len(r.err) < 420, r.err  # (f59: "1 of origin's streams failed" in place of "no selection was promoted")
 
 
 STALLING_SSH = """#!/bin/sh

@@ -318,9 +318,9 @@ def test_a_stopped_sync_removes_its_quarantine_and_says_so(tmp_path, bare_remote
     assert hn(bob, "sync").code == 0 and _quarantines(bob) == []  # released: swept by a no-op sync too
 
 
-def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_remote):
-    """Issue 12 item 4, receiving side: a stream is promoted up to the first memory whose
-    dependency is missing; the rest follows once the dependency is there."""
+def _second_anchored_off_origin(tmp_path, bare_remote):
+    """Alice's stream on origin, published by hand: its second memory of three is anchored on a
+    commit only Alice has. (remote, alice, bob, the anchor commit, the three records)."""
     remote, alice = _alice(tmp_path, bare_remote)
     first = _record(alice, "anchored on the shared main")
     git(alice, "checkout", "-q", "-b", "local-only")
@@ -333,7 +333,30 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     third = _record(alice, "anchored on main again")
     ref = f"refs/hn/memory/{actor_of(alice)}/{first['stream'][7:]}"
     git(alice, "push", "-q", "origin", f"{ref}:{ref}")  # published by hand, anchor and all
-    bob = _bob(tmp_path, remote)
+    return remote, alice, _bob(tmp_path, remote), local, (first, second, third)
+
+
+def test_a_sync_of_every_stream_counts_the_failed_streams_of_the_remote(tmp_path, bare_remote):
+    """For a selection of every stream (none saved, or ``--all``), the stderr line's words after
+    the contract's first clause count the remote's streams (a newcomer trial read "1 stream of
+    every stream (no selection saved) failed")."""
+    _remote, _alice_repo, bob, _local, _records = _second_anchored_off_origin(tmp_path, bare_remote)
+    head = "git-hn: replication import phase failed for one or more exact selections; "
+    r = hn(bob, "sync")
+    assert r.code == 1 and r.err.startswith(
+        f"{head}1 of origin's streams failed, 1 promoted (no selection saved: all are imported); "
+        "memory sha256:"), r.err
+    assert hn(bob, "replication", "select", "--all").code == 0
+    r = hn(bob, "sync")
+    assert r.code == 1 and r.err.startswith(
+        f"{head}1 of origin's streams failed, none promoted; memory sha256:"), r.err
+
+
+def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_remote):
+    """Issue 12 item 4, receiving side: a stream is promoted up to the first memory whose
+    dependency is missing; the rest follows once the dependency is there."""
+    remote, alice, bob, local, (first, second, third) = _second_anchored_off_origin(tmp_path, bare_remote)
+    ref = f"refs/hn/memory/{actor_of(alice)}/{first['stream'][7:]}"
     assert hn(bob, "replication", "select", "--memory", first["stream"]).code == 0
     r = hn(bob, "sync", "--json")
     assert r.code == 1

@@ -290,9 +290,10 @@ class SyncResult:
         if any(o.status not in ("promoted", "skipped", UP_TO_DATE) for o in self.outcomes):
             if human and self.every:  # (the contract's words first, then what they mean here)
                 failed = sum(o.status not in ("promoted", "skipped", UP_TO_DATE) for o in self.outcomes)
-                which = "of every stream (no selection saved)" if self.compatibility else "of --all"
-                return (f"replication import phase failed for one or more exact selections; "
-                        f"{counted(failed, 'stream', 'streams')} {which} failed, {self.promoted or 'none'} promoted")
+                # (a newcomer trial read "1 stream of every stream (no selection saved) failed")
+                why = " (no selection saved: all are imported)" if self.compatibility else ""
+                return (f"replication import phase failed for one or more exact selections; {failed} of "
+                        f"{self.remote}'s streams failed, {self.promoted or 'none'} promoted{why}")
             if not self.promoted:  # git-hn: do not claim promotions that did not happen
                 return ("replication import phase failed for one or more exact selections; "
                         "no selection was promoted")
