@@ -487,9 +487,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                            "stream selected, signs yours again on top of them")
             elif reason.startswith("[remote rejected]") and "cannot lock ref" in reason:
                 reason += f"; another push to {remote} was updating that ref: git hn sync {remote} again"
-            elif reason.startswith("[remote rejected]") and not published and not to:  # (``push_targets`` advises)
-                advice = (f"if {remote} never accepts memory refs, stop publishing there: git config "
-                          f"remote.{remote}.hnPublish false")
+            elif refused_memory(reason) and not published and not to:  # (``push_targets`` advises)
+                advice = stop_publishing(remote)
             elif reason.split(";")[0] in NO_ACCESS and not published and not to:  # (a remote one only reads from)
                 advice = (f"if you only read from {remote}, stop publishing there: git config "
                           f"remote.{remote}.hnPublish false")
@@ -498,6 +497,21 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
             error.advice = advice
         raise error
     return published
+
+
+def refused_memory(cause: str) -> bool:
+    """Whether ``cause`` (a refusal's fixed words, ``PhaseError.cause``) is the server refusing
+    memory refs: Git's ``[remote rejected]`` (its hook's or its configuration's), not a ref another
+    push was updating (``cannot lock ref``: the next try may well pass)."""
+    return cause.startswith("[remote rejected]") and "cannot lock ref" not in cause
+
+
+def stop_publishing(remote: str) -> str:
+    """The way out of a server that refuses memory refs (``refused_memory``), in the one wording
+    sync's line, the block pre-push's and the next push's line about the last background
+    publication (``background.Failure``) say; an unreachable remote or refused credentials have
+    their own."""
+    return f"if {remote} never accepts memory refs, stop publishing there: git config remote.{remote}.hnPublish false"
 
 
 def _already_beyond(repo: Repo, remote: str, tips: dict[str, str], url: str = "",
