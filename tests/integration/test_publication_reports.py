@@ -1,7 +1,8 @@
 """What pushes and syncs say of a publication the server refused (a newcomer trial, f50): each
-failure once, the advice to stop publishing there only once the same refusal repeats, and no
-publisher started for a push the hook refused. Real clones, a real bare remote whose own hooks
-refuse memory refs, real ``git push`` with git-hn's hooks."""
+failure once, "failed again" once the same refusal repeats, the way out of a refusal of memory
+refs in sync's words wherever it is said (f144), and no publisher started for a push the hook
+refused. Real clones, a real bare remote whose own hooks refuse memory refs, real ``git push``
+with git-hn's hooks."""
 
 from __future__ import annotations
 
@@ -88,9 +89,32 @@ def test_block_says_a_background_failure_once_when_its_own_publication_fails_the
         second.stderr
 
 
-def test_a_retried_background_failure_is_said_without_the_advice_to_stop_publishing(clone):
-    """The trial: after the server was mended, the push that published first said "…failed: …
-    stop publishing there: git config remote.origin.hnPublish false"."""
+def test_the_next_push_says_a_refusal_of_memory_refs_with_the_way_out_sync_says(clone):
+    """f144's newcomer trial: the server's pre-receive hook refused refs/hn/*; git hn sync said the
+    way out (hnPublish false), the next push only that the background publication failed (the
+    advice waited for the same refusal to repeat, f50). The pre-push hook's line about the last
+    background publication, sync's and a block push's own say it in the same words."""
+    _remote, a, _guard = clone
+    _record_on_a_new_commit(a, 1)
+    assert _said(_push(a)) == []
+    second = _push(a)
+    assert _said(second) == [f"git-hn: the last background publication to origin failed (publishing again now): "
+                             f"{FAILED}; {ADVICE}"], second.stderr
+    synced = hn(a, "sync")
+    assert synced.code == 1 and synced.err.endswith(f": {FAILED}; {ADVICE}\n"), synced.err
+    git(a, "config", "hn.prePush", "block")
+    _record_on_a_new_commit(a, 2)  # (its commit is not on origin yet: it waits for this push)
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD~1", "--applies", "exact",
+              "--content", "on a commit origin has").code == 0
+    blocked = _push(a)
+    assert blocked.returncode != 0 and len(_said(blocked)) == 1, blocked.stderr
+    assert _said(blocked)[0].startswith(f"git-hn: {FAILED}; {ADVICE}; to push the code"), blocked.stderr
+
+
+def test_a_retried_background_failure_is_said_once(clone):
+    """The trial (f50): after the server was mended, the push that published first said the
+    failure again and again. Said once; its way out says "if", as sync's does (f144: it waited
+    for a repeat, and a newcomer pushed twice without it)."""
     remote, a, guard = clone
     ref = _record_on_a_new_commit(a, 1)
     assert _said(_push(a)) == []
@@ -98,20 +122,20 @@ def test_a_retried_background_failure_is_said_without_the_advice_to_stop_publish
     _record_on_a_new_commit(a, 2)
     mended = _push(a)
     assert _said(mended) == [f"git-hn: the last background publication to origin failed (publishing again now): "
-                             f"{FAILED}"], mended.stderr
+                             f"{FAILED}; {ADVICE}"], mended.stderr
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
     git(a, "commit", "-q", "--allow-empty", "-m", "three")
     assert _said(_push(a)) == []
 
 
-def test_the_advice_to_stop_publishing_comes_once_the_same_refusal_repeats(clone):
+def test_failed_again_comes_once_the_same_refusal_repeats(clone):
     _remote, a, _guard = clone
     _record_on_a_new_commit(a, 1)
     _push(a)
     _record_on_a_new_commit(a, 2)
     second = _push(a)
     assert _said(second) == [f"git-hn: the last background publication to origin failed (publishing again now): "
-                             f"{FAILED}"], second.stderr
+                             f"{FAILED}; {ADVICE}"], second.stderr
     _record_on_a_new_commit(a, 3)
     third = _push(a)
     assert _said(third) == [f"git-hn: the last background publication to origin failed again (publishing again now): "
@@ -128,7 +152,7 @@ def test_the_advice_to_stop_publishing_comes_once_the_same_refusal_repeats(clone
     assert _said(_push(a)) == []
     _record_on_a_new_commit(a, 5)
     assert _said(_push(a)) == [f"git-hn: the last background publication to origin failed (publishing again now): "
-                               f"{FAILED}"]
+                               f"{FAILED}; {ADVICE}"]
 
 
 def test_a_refusal_by_the_servers_update_hook_is_not_said_twice(clone):

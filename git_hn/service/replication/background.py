@@ -15,9 +15,11 @@ failure is written to ``<common-gitdir>/hn/replication/publication-<remote diges
 said by the next pre-push, which publishes those streams again (they were never remembered as
 given): "…failed (publishing again now): …". Taken, the record becomes ``….said``, kept until a
 publication to that remote succeeds: a publisher that fails the same way again (the same fixed
-refusal words) marks its record ``repeated``, and only then is the failure's advice to stop
-publishing there (``hnPublish false``) said (a newcomer trial: after the server was mended, the
-push that published first advised turning publishing off, for a refusal it was retrying).
+refusal words) marks its record ``repeated``, and only then is a refusal of access's advice to
+stop publishing there (``hnPublish false``) said (a newcomer trial: after the server was mended,
+the push that published first advised turning publishing off, for a refusal it was retrying). A
+server's refusal of memory refs gets its advice at once, in sync's words (``publish.
+stop_publishing``; a later newcomer trial: two pushes said the failure and no way out).
 
 Owns the marker ``publication-<remote digest>.running`` (created before the publisher starts,
 removed when it ends), which tells a waiting caller (a test, a script) that a publication is in
@@ -178,8 +180,11 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
 
 def _record_failure(repo: Repo, remote: str, exc: HnError) -> None:
     """Write ``exc`` as the failure record: its message without the advice to stop publishing
-    there, that advice, the refusal's fixed words (``cause``; the message without one), and
-    whether the record before it (not said yet, else the one said last) has the same words."""
+    there, that advice, the refusal's fixed words (``cause``; the message without one), whether
+    the record before it (not said yet, else the one said last) has the same words, and whether
+    the server refused memory refs (``publish.refused_memory``: its advice is said at once)."""
+    from .publish import refused_memory
+
     message = _detached(repo, exc, remote)
     advice = getattr(exc, "advice", "") if message == exc.message else ""  # (``_detached`` advises otherwise)
     if advice:
@@ -187,7 +192,8 @@ def _record_failure(repo: Repo, remote: str, exc: HnError) -> None:
     key = getattr(exc, "cause", "") or message
     before = _read(repo, _path(repo, remote, "failed")) or _read(repo, _path(repo, remote, "said")) or {}
     record = json.dumps({"remote": remote, "message": message, "advice": advice, "key": key,
-                         "repeated": before.get("key") == key}).encode("utf-8")
+                         "repeated": before.get("key") == key,
+                         "refused": bool(advice) and refused_memory(getattr(exc, "cause", ""))}).encode("utf-8")
     try:
         private.write_private(repo.hn_dir, _path(repo, remote, "failed"), record, derived=True)
     except HnError:
@@ -259,15 +265,17 @@ class Failure(NamedTuple):
     message: str  # without the advice to stop publishing there
     advice: str  # that advice, or ""
     repeated: bool  # the publication before it failed with the same words
+    refused: bool = False  # the server refused memory refs (``publish.refused_memory``)
 
     def line(self, remote: str, again: bool) -> str:
         """The one line: the failure; with ``again``, that this push publishes those streams
         again (before the message: what to do stays last); its advice to stop publishing there
-        only when the refusal repeated (the first time, the retry may well succeed: a server
-        mended meanwhile)."""
+        when the server refused memory refs, as sync and a block push say it (a newcomer trial:
+        two pushes said the failure without the way out; the advice says "if"), else only when
+        the refusal repeated (a refusal of access: the first time, the retry may well succeed)."""
         return (f"the last background publication to {remote} failed{' again' if self.repeated else ''}"
                 f"{' (publishing again now)' if again else ''}: {self.message}"
-                f"{f'; {self.advice}' if self.repeated and self.advice else ''}")
+                f"{f'; {self.advice}' if (self.repeated or self.refused) and self.advice else ''}")
 
 
 def take_failure(repo: Repo, remote: str) -> Failure | None:
@@ -287,7 +295,7 @@ def take_failure(repo: Repo, remote: str) -> Failure | None:
         return Failure("unreadable failure record", "", False)
     advice = doc.get("advice")
     return Failure(one_line(doc["message"])[:1000], one_line(advice)[:300] if isinstance(advice, str) else "",
-                   doc.get("repeated") is True)
+                   doc.get("repeated") is True, doc.get("refused") is True)
 
 
 def _parse(data: bytes, n: int) -> tuple[dict[str, str], list[str] | None | tuple]:
