@@ -134,19 +134,22 @@ def evidence_example(commit: str, flags: bool) -> str:
     return f', such as "evidence": ["git:{commit}"]'
 
 
-# an example value of each array field of a request document (recall, brief, challenge)
+# an example value of each array or string field of a request document (recall, brief, digest;
+# none for atCommit: recall --input takes a full commit ID only, MCP any revision)
 _EXAMPLES = {"kind": '["decision"]', "lifecycle": '["active"]', "trust": '["qualified"]', "topic": '["cache"]',
              "topics": '["cache"]', "paths": '["src/app.py"]', "actor": '["<64-hex actor ID>"]',
-             "evidence": '["git:<full commit ID>"]'}
+             "evidence": '["git:<full commit ID>"]', "path": '"src/app.py"', "base": '"main"',
+             "query": '"parser"', "month": '"2026-08"', "rank": '"relevance"'}
 
 
 def field_type(key: str, go_type: str) -> str:
     """What a field of a request document takes, after the strict reader's Go-shaped ``cannot
     unmarshal`` cause (an agent trial: ``{"kind":"decision"}`` to recall got "invalid JSON: json:
-    cannot unmarshal into field kind of type []string" and read it as malformed JSON)."""
-    if go_type == "[]string":
-        example = _EXAMPLES.get(key)
-        return f"{key} must be an array of strings" + (f", such as {example}" if example else "")
+    cannot unmarshal into field kind of type []string" and read it as malformed JSON; f143's, told
+    kind was an array, sent ``{"path":["src/a.py"]}`` and got the type alone)."""
+    such = f", such as {_EXAMPLES[key]}" if key in _EXAMPLES else ""
+    if go_type in ("[]string", "string"):
+        return f"{key} must be {'an array of strings' if go_type == '[]string' else 'a string'}{such}"
     return f"{key} must be true or false" if go_type == "bool" else ""
 
 

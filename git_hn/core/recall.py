@@ -540,7 +540,8 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
         if v is None:
             return ""
         if not isinstance(v, str) or isinstance(v, JsonFloat):
-            raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into field {key} of type string")
+            raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into field {key} of type string; "
+                             f"{hints.field_type(key, 'string')}")
         return v
 
     def texts(key):

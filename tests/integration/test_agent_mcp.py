@@ -213,7 +213,8 @@ def test_arguments_are_validated_like_input(inited):
         "(leave kind out); "
         "memory_record signs the other kinds",
         "git-hn: revision nope is not a commit",
-        "git-hn: recall input: invalid JSON: json: cannot unmarshal into field atCommit of type string",
+        "git-hn: recall input: invalid JSON: json: cannot unmarshal into field atCommit of type string; "
+        "atCommit must be a string",
         "git-hn: recall input field maxRecords must be a positive integer",
         'git-hn: recall input: unknown argument "bogus"',
         "git-hn: memory abc was not found in verified local or accepted streams; a memory is named by its ID "
@@ -250,6 +251,37 @@ def test_arguments_are_validated_like_input(inited):
         'git-hn: unknown tool "memory_nope"',
     ]
     assert error(results[26]) == hn(inited, "memory", "digest", "--month", "2026-13").err.rstrip("\n")
+    assert refs_snapshot(inited) == before
+
+
+def test_a_string_argument_given_an_array_says_what_it_takes(inited):
+    """f143's agent trial: told by recall that ``kind`` is an array of strings, it sent ``path`` as
+    one too and got the Go-shaped type alone. Every string argument given another type is named
+    with what it takes (an example where one helps), over MCP and in ``recall --input``; nothing
+    is written."""
+    before = refs_snapshot(inited)
+
+    async def body(client):
+        calls = [("memory_recall", {"path": ["src/app.py"]}), ("memory_recall", {"query": ["parser"]}),
+                 ("memory_brief", {"base": ["main"]}), ("memory_digest", {"month": 202608}),
+                 ("memory_recall", {"cursor": 5})]
+        return [await client.call_tool(name, args) for name, args in calls]
+
+    assert [error(r) for r in run(inited, body)] == [
+        'git-hn: recall input: invalid JSON: json: cannot unmarshal into field path of type string; path must '
+        'be a string, such as "src/app.py"',
+        'git-hn: recall input: invalid JSON: json: cannot unmarshal into field query of type string; query must '
+        'be a string, such as "parser"',
+        'git-hn: brief input: invalid JSON: json: cannot unmarshal array into field base of type string; base '
+        'must be a string, such as "main"',
+        'git-hn: digest input: invalid JSON: json: cannot unmarshal number into field month of type string; '
+        'month must be a string, such as "2026-08"',
+        "git-hn: recall input: invalid JSON: json: cannot unmarshal into field cursor of type string; cursor "
+        "must be a string"]
+    cli = hn(inited, "memory", "recall", "--input", "-", "--json", input=b'{"version": 0, "path": ["a.py"]}')
+    assert (cli.code, cli.out) == (1, "")
+    assert cli.err == ('git-hn: recall input: invalid JSON: json: cannot unmarshal into field path of type '
+                       'string; path must be a string, such as "src/app.py"\n')
     assert refs_snapshot(inited) == before
 
 
