@@ -461,6 +461,9 @@ class _Doc:
         for key in value:
             if key not in keys:
                 inside = " (it belongs inside handoff)" if key in HANDOFF_LISTS and "handoff" in keys else ""
+                if key == "atCommit" and "anchor" in keys:  # (f143's agent trial: MCP's word, no hint)
+                    inside = ("; a record request names its commit in anchor.commit, the full commit ID "
+                              "(git rev-parse HEAD prints it): atCommit is the MCP tools' argument")
                 hint = inside or unknown_key_hint(key, keys)
                 named = _shown_key(key) if where == "request" else f"{where[len('request.'):]}.{_shown_key(key)}"
                 raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{_shown_key(key)}"{hint}',

@@ -114,3 +114,24 @@ def test_a_document_lacking_several_fields_is_told_all_of_them_at_once(inited):
     r = hn(inited, "memory", "record", "--input", "-", "--json", input=draft)
     assert r.err == ("git-hn: memory handoff record has invalid fields; kind handoff needs handoff with the arrays "
                      "completed, assumptions, blockers, nextActions (each entry non-blank)\n"), r.err
+
+
+def test_at_commit_in_a_record_document_names_anchor_commit(inited):
+    """f143's agent trial: README's MCP section says ``atCommit`` takes any revision, so the agent
+    sent ``"atCommit": "HEAD"`` to ``record --input`` and was told only that the field is unknown.
+    The refusal names the key a record document takes for it; nothing is signed."""
+    before = refs_snapshot(inited)
+    said = ('git-hn: record input: invalid JSON: json: unknown field "atCommit"; a record request names its '
+            "commit in anchor.commit, the full commit ID (git rev-parse HEAD prints it): atCommit is the MCP "
+            "tools' argument\n")
+    doc = _draft(inited, atCommit="HEAD")
+    del doc["anchor"]
+    for command in (["record"], ["handoff", "--at", "HEAD"]):
+        if command[0] == "handoff":
+            doc = {k: v for k, v in doc.items() if k != "kind"}
+        r = hn(inited, "memory", *command, "--input", "-", "--json", input=json.dumps(doc).encode())
+        assert (r.code, r.out, r.err) == (1, "", said)
+    # a key that is not atCommit keeps the words it had
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(_draft(inited, at="HEAD")).encode())
+    assert r.err == 'git-hn: record input: invalid JSON: json: unknown field "at"\n'
+    assert refs_snapshot(inited) == before
