@@ -110,8 +110,9 @@ def read_content_file(path: str) -> str:
         raise ValidationError(f"memory record content is invalid; {CONTENT_RULE} ({given} given)")
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValidationError(f"memory record content is invalid; {CONTENT_RULE}") from None
+    except UnicodeDecodeError as exc:  # (which byte: f143's agent trial got the rule alone for Latin-1)
+        raise ValidationError(f"memory record content is invalid; {CONTENT_RULE} (the content given "
+                              f"is not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -364,6 +365,11 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
         size = len(record.content.encode("utf-8", "surrogatepass"))
         if size > LIMITS.max_content:  # (how big it was: a trial got the bound alone)
             return f"{words.content} ({size} bytes given)"
+        from ..core.gostr import is_blank, is_utf8  # (which rule it broke: f143's agent trial)
+
+        if not is_utf8(record.content) or is_blank(record.content):
+            broke = "not UTF-8" if not is_utf8(record.content) else "blank"
+            return f"{words.content} (the content given is {broke})"
     if message in ("memory anchor path is invalid", "memory anchor paths exceed their bound"):
         from .anchor_paths import path_refusal
 

@@ -1168,6 +1168,34 @@ def test_oversized_content_says_how_big_it_was(inited, tmp_path):
                 "is non-blank UTF-8 text of at most 65536 bytes (70000 bytes given)", input=json.dumps(doc).encode())
 
 
+def test_invalid_content_says_which_rule_it_broke(inited, tmp_path):
+    """f143's agent trial: blank content and Latin-1 bytes (from a file, or a command line) were
+    refused with the rule alone, the same line as for content too long; the line now ends with
+    what the content given is, and for a file the first byte that is not UTF-8. Nothing is signed."""
+    from helpers import hn_proc
+
+    rule = "memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes"
+    record = ["memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact"]
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes(b"caf\xe9 au lait\n")
+    _fails_with(inited, [*record, "--content-file", str(latin1)],
+                f"{rule} (the content given is not UTF-8: byte 0xe9 at offset 3)")
+    _fails_with(inited, [*record, "--content-file", "-"], f"{rule} (the content given is not UTF-8: byte 0xe9 "
+                "at offset 3)", input=latin1.read_bytes())
+    _fails_with(inited, [*record, "--content", " \n\t"], f"{rule} (the content given is blank)")
+    _fails_with(inited, ["memory", "handoff", "--at", "HEAD", "--applies", "exact", "--content", " "],
+                f"{rule} (the content given is blank)")
+    before = refs_snapshot(inited)
+    argv = hn_proc(inited, *record, "--content", b"caf\xe9")  # (bytes as a shell passes them)
+    assert (argv.code, argv.err) == (1, f"git-hn: {rule} (the content given is not UTF-8)\n")
+    assert refs_snapshot(inited) == before
+    doc = {"version": 0, "kind": "decision", "content": "  ", "anchor": {"commit": git(inited, "rev-parse", "HEAD")},
+           "applicability": {"mode": "exact"}, "topics": [], "evidence": []}
+    _fails_with(inited, ["memory", "record", "--input", "-", "--json"], "memory record content is invalid; content "
+                "is non-blank UTF-8 text of at most 65536 bytes (the content given is blank)",
+                input=json.dumps(doc).encode())
+
+
 def _husky(tmp_path, url: str, refuses: str):
     """A clone that pushes to ``url``, with one memory to publish and a team's husky-style pre-push
     hook (``core.hooksPath``) that runs ``refuses`` (shell) for a ref under refs/hn/."""

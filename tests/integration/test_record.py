@@ -130,7 +130,8 @@ def test_content_sources(inited, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\xff\xfe")
     assert hn(inited, "memory", "record", *base, "--content-file", str(bad)).err == \
-        "git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes\n"
+        "git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes " \
+        "(the content given is not UTF-8: byte 0xff at offset 0)\n"
     assert hn(inited, "memory", "record", *base, "--content-file", str(tmp_path)).err == \
         f'git-hn: explicit input must be a regular file; --content-file "{quoted(str(tmp_path))}" is a directory\n'
     # the option is named (a newcomer trial), and the path as given (a later trial: "nothing is at
