@@ -51,8 +51,8 @@ def test_a_missing_anchor_is_said_once_with_the_push_that_puts_it_back(tmp_path,
     failed = [x for x in r.out.splitlines() if x.startswith("Replication memory ")]
     assert len(failed) == 1 and failed[0].endswith(": anchor-commit-unavailable"), r.out
     # the contract's words first, then what they mean for --all
-    assert r.err.startswith("git-hn: replication import phase failed for one or more exact selections; 1 stream of "
-                            "--all failed, none promoted; memory "), r.err
+    assert r.err.startswith("git-hn: replication import phase failed for one or more exact selections; 1 of origin's "
+                            "streams failed, none promoted; memory "), r.err
     assert f"has commit {anchor[:12]} (the line above that names it says how to bring it back)" in r.err, r.err
     # --json: the contract's recovery and error text, unchanged; stderr then gives the push
     j = hn(bob, "sync", "--json")
