@@ -183,7 +183,8 @@ class Signalled(BaseException):
     @classmethod
     def unless_lost(cls) -> None:
         """Raise the stop a handler took whose exception never arrived, before a step that
-        cannot be undone (a promotion's ref transaction): Python drops an exception that a signal
+        cannot be undone (a promotion's ref transaction; and as a sync's fetch ends, before
+        anything is measured or verified): Python drops an exception that a signal
         handler raises while ``compile()`` runs (a module imported from source, its bytecode
         cache missing or stale and unwritable; CPython 3.10 to 3.13, most of the times tried),
         and a sync stopped by SIGTERM during such an import promoted everything and exited 0.

@@ -123,5 +123,8 @@ def test_a_stop_whose_exception_python_dropped_still_stops_the_sync_before_it_pr
     assert git(bob, "for-each-ref", "refs/hn") == before
     quarantine = bob / ".git" / "hn" / "replication" / "quarantine"
     assert not quarantine.exists() or os.listdir(quarantine) == []
+    anchors = bob / ".git" / "hn" / "replication" / "anchors"  # (a stop dropped during the fetch's
+    # imports, where the flaky test's were, is taken right after the fetch: nothing is written)
+    assert (not anchors.exists() or os.listdir(anchors) == []) or seam == "before-promotion"
     assert hn(bob, "sync").code == 0  # (a pending anchor the stop left is repaired)
     assert [m["id"] for m in hn(bob, "memory", "recall", "--include-untrusted", "--json").json()["memories"]] == [mid]

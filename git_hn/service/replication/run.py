@@ -152,6 +152,7 @@ class Import:
                                                   self.budgets["maxTotalBytes"], self.say,
                                                   meanwhile=lambda: while_fetching(self, len(wanted)))
             self.seam("after-fetch", "quarantine fetch")
+            Signalled.unless_lost()  # (one dropped during the fetch's imports: nothing measured or verified for it)
             from . import measure, shallow  # loaded while the fetch ran (``meanwhile.prepare_validation``)
 
             # from the accepted set read for continuity to the ref transaction, no sync with
