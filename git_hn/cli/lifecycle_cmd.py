@@ -96,13 +96,14 @@ def _named(usage: str, target: str | None, missing: str = "") -> str:
     """The usage line, and what is wrong: ``missing MEMORY`` when no target is given (a newcomer
     trial: ``supersede --content x`` printed the usage alone), what names a memory when
     ``target`` names none, else ``missing`` (such as ``--reason``)."""
-    from ..service.show import is_query
+    from ..service.show import is_query, not_a_name
 
     if target is None:
         return f"{usage}; missing MEMORY" + (f" and {missing}" if missing else "")
     if is_query(target):
         return f"{usage}; missing {missing}" if missing else usage
-    return f"{usage}; MEMORY is a memory ID (sha256: and 64 lowercase hex digits) or at least 8 of its first ones"
+    return (f"{usage}; MEMORY is a memory ID (sha256: and 64 lowercase hex digits) or at least 8 of its first ones "
+            f"({not_a_name(target)})")
 
 
 @_after_write

@@ -415,8 +415,9 @@ def _target(repo, value, what: str) -> str:
     if isinstance(value, str) and is_digest_id(value):
         return value
     if not isinstance(value, str) or not show.is_query(value):
+        why = f"; {show.not_a_name(value)}" if isinstance(value, str) else ""
         raise InputError(f"{what} input field memory {'is required: a' if value is None else 'must be a'} memory ID "
-                         "(sha256: and 64 hex digits, or at least 8 of its first ones)")
+                         f"(sha256: and 64 hex digits, or at least 8 of its first ones{why})")
     return show.resolve(repo, value)
 
 

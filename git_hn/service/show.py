@@ -10,7 +10,7 @@ data under ``projection.data`` and never interprets it.
 from __future__ import annotations
 
 from ..core.contexts import contextmanager
-from ..core.gostr import content_text, is_lower_hex, quoted, short_id
+from ..core.gostr import HEX_DIGITS, content_text, is_lower_hex, quoted, short_id
 from ..core.limits import WARNING
 from ..core.projection import project, row_show_json
 from ..errors import InputError
@@ -32,8 +32,29 @@ def _hex(query: str) -> str:
         if _query_hex(q.lower()):  # (a review: uppercase hex got the generic line; §7.13's error stays first)
             raise InputError(append(_not_found(query).message, f"memory IDs are lowercase hex: give {quoted(q.lower())}"))
         raise InputError(append(_not_found(query).message, "a memory is named by its ID (sha256: and 64 "
-                                "lowercase hex digits) or by at least 8 of its first ones"))
+                                f"lowercase hex digits) or by at least 8 of its first ones ({not_a_name(query)})"))
     return q
+
+
+def not_a_name(text: str) -> str:
+    """Why ``text`` (not ``is_query``) cannot name a memory, for the parentheses after the rule:
+    the first character that is not lowercase hex, else how many digits it has (a newcomer
+    trial: ``show 12`` got the rule alone, and could not tell which part of it was broken).
+    Every error that refuses such a name says it this way."""
+    q = text[len("sha256:"):] if text.startswith("sha256:") else text
+    if not q:
+        return "nothing follows sha256:" if text else "it is empty"
+    if _query_hex(q.lower()):
+        return f"this one is uppercase: give {q.lower()}"
+    bad = q.lstrip(HEX_DIGITS)[:1]
+    if not bad:
+        return f"this one has {len(q)} digit{'' if len(q) == 1 else 's'}"
+    code = ord(bad)
+    if 0xDC80 <= code <= 0xDCFF:  # (a byte of the command line that is not UTF-8)
+        shown = f"byte 0x{code - 0xDC00:02x}"
+    else:
+        shown = f'"{bad}"' if bad.isascii() and bad.isprintable() and bad != '"' else f"U+{code:04X}"
+    return f"{shown} is not a lowercase hex digit"
 
 
 def _not_found(query: str) -> InputError:

@@ -218,7 +218,7 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: recall input field maxRecords must be a positive integer",
         'git-hn: recall input: unknown argument "bogus"',
         "git-hn: memory abc was not found in verified local or accepted streams; a memory is named by its ID "
-        "(sha256: and 64 lowercase hex digits) or by at least 8 of its first ones",
+        "(sha256: and 64 lowercase hex digits) or by at least 8 of its first ones (this one has 3 digits)",
         "git-hn: show input field memory must be a string: a memory ID (sha256: and 64 hex digits, or at least 8 "
         "of its first ones)",
         'git-hn: show input: unknown argument "id"; it takes memory, maxContentBytes',
@@ -238,7 +238,7 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: digest input field maxBytes must be at least 1024",
         "git-hn: digest input field maxBytes must be an integer",
         "git-hn: supersede input field memory must be a memory ID (sha256: and 64 hex digits, or at least 8 of "
-        "its first ones)",
+        "its first ones; this one has 5 digits)",
         "git-hn: retract input field reason must be a string such as incorrect",
         "git-hn: memory retract operation has invalid fields; a reason is one token of a-z and 0-9 joined by -, "
         "at most 128 bytes, such as no-longer-true",

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from helpers import actor_of, git, hn, named, refs_snapshot, unhinted, wait_publication
+from helpers import actor_of, git, hn, named, record_id, refs_snapshot, unhinted, wait_publication
 
 RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
 RECALL_USAGE = "usage: git hn memory recall [filters] [bounds] [--json]"
@@ -106,7 +106,7 @@ def test_an_error_repeats_at_most_a_short_prefix_of_an_argument(inited):
     huge = 100_000
     _fails_with(inited, ["memory", "show", "a" * huge], f"memory {'a' * 80}… was not found in verified local or "
                 "accepted streams; a memory is named by its ID (sha256: and 64 lowercase hex digits) or by at least "
-                "8 of its first ones")
+                f"8 of its first ones (this one has {huge} digits)")
     _fails_with(inited, ["memory", "recall", "--at", "r" * huge], f"revision {'r' * 80}… is not a commit")
     _fails_with(inited, ["memory", "brief", "--at", "r" * huge], f"revision {'r' * 80}… is not a commit")
     _fails_with(inited, ["memory", "recall", "--topic", "t" * huge],
@@ -671,14 +671,17 @@ def test_a_hostile_policy_is_quoted_in_one_bounded_line_with_direction_controls_
         assert ("\\u{202e}key" in r.err) == rtl
 
 
-@pytest.mark.parametrize("args", [["retract", "4f60", "--reason", "obsolete"], ["supersede", "4f6", "--content", "x"],
-                                  ["challenge", "not-hex-at-all", "--reason", "incorrect"]])
-def test_a_memory_named_too_short_says_what_names_a_memory(inited, args):
-    """``show`` said what names a memory; the corrections printed their usage alone."""
+@pytest.mark.parametrize("args,why", [(["retract", "4f60", "--reason", "obsolete"], "this one has 4 digits"),
+                                      (["supersede", "4f6", "--content", "x"], "this one has 3 digits"),
+                                      (["challenge", "not-hex-at-all", "--reason", "incorrect"],
+                                       '"n" is not a lowercase hex digit')])
+def test_a_memory_named_too_short_says_what_names_a_memory(inited, args, why):
+    """``show`` said what names a memory; the corrections printed their usage alone. Since f145
+    they also say which part of the rule the text broke, as ``show`` does."""
     usage = {"retract": "usage: git hn memory retract MEMORY --reason REASON", "supersede": SUPERSEDE_USAGE,
              "challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]"}[args[0]]
     _fails_with(inited, ["memory", *args], f"{usage}; MEMORY is a memory ID (sha256: and 64 lowercase hex "
-                                           "digits) or at least 8 of its first ones")
+                                           f"digits) or at least 8 of its first ones ({why})")
 
 
 def test_a_file_git_hn_cannot_change_is_named_not_taken_for_the_output(inited, monkeypatch):
@@ -1289,3 +1292,28 @@ def test_a_silent_refusing_hook_is_named_without_a_quote(tmp_path, bare_remote):
                      "for remote origin: its git push stopped before it sent anything; a pre-push hook (core.hooksPath) "
                      "may have refused it: let the hook pass git-hn's own pushes, which carry HN_HOOK_ACTIVE=1 and push "
                      "only refs/hn/ refs\n"), r.err
+
+
+# -- f145: four error lines from the forty-third session's newcomer trials ---------------------
+
+
+@pytest.mark.parametrize("query,why", [
+    ("12", "this one has 2 digits"),
+    ("sha256:1234", "this one has 4 digits"),
+    ("sha256:xyz", '"x" is not a lowercase hex digit'),
+    ("abcdefgh", '"g" is not a lowercase hex digit'),
+    ("ABC", '"A" is not a lowercase hex digit'),
+    ("sha256:", "nothing follows sha256:"),
+    ("a" * 65, "this one has 65 digits"),
+])
+def test_text_that_cannot_name_a_memory_says_which_part_of_the_rule_it_breaks(inited, query, why):
+    """``show 12`` got CONTRACT §7.13's "not found" and the naming rule, and the newcomer could not
+    tell which part was broken: the line says it in parentheses (the corrections say the same,
+    ``test_a_memory_named_too_short_says_what_names_a_memory``). A well-formed prefix that is
+    simply absent keeps the way to list the IDs."""
+    record_id(inited, content="the cache is warm")
+    _fails_with(inited, ["memory", "show", query],
+                f"memory {query} was not found in verified local or accepted streams; a memory is named by its ID "
+                f"(sha256: and 64 lowercase hex digits) or by at least 8 of its first ones ({why})")
+    _fails_with(inited, ["memory", "show", "12345678"],
+                f"memory 12345678 was not found in verified local or accepted streams{WAY}")

@@ -436,10 +436,10 @@ def test_reason_normalization_and_supersede_input(team, tmp_path):
         upper = upper[:-1] + "A"
     assert hn(alice, "memory", "retract", upper, "--reason", "x").err == \
         "git-hn: usage: git hn memory retract MEMORY --reason REASON; MEMORY is a memory ID (sha256: and 64 " \
-        "lowercase hex digits) or at least 8 of its first ones\n"
+        f"lowercase hex digits) or at least 8 of its first ones (this one is uppercase: give {upper.lower()})\n"
     assert hn(alice, "memory", "supersede", "abc", "--kind", "decision").err == \
         "git-hn: usage: git hn memory supersede MEMORY [record fields]; MEMORY is a memory ID (sha256: and 64 " \
-        "lowercase hex digits) or at least 8 of its first ones\n"
+        "lowercase hex digits) or at least 8 of its first ones (this one has 3 digits)\n"
     assert hn(alice, "memory", "supersede", target, "--kind", "decision").err == \
         "git-hn: supersede needs new content: --content TEXT, --content-file PATH or --edit (or, to carry the memory " \
         "to another commit as it is, --at REV --same-content)\n"

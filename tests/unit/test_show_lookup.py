@@ -32,8 +32,12 @@ def test_ambiguous_prefix():
     assert find(col, "abcdef011").memory_id == "sha256:" + A
 
 
-@pytest.mark.parametrize("q", ["abcdef0", "ABCDEF01", "abcdef0g", "", "sha256:", "x" * 9, "\x1bEVIL"])
-def test_not_found(q):
+@pytest.mark.parametrize("q,why", [("abcdef0", "this one has 7 digits"), ("ABCDEF01", ""),
+                                   ("abcdef0g", '"g" is not a lowercase hex digit'), ("", "it is empty"),
+                                   ("sha256:", "nothing follows sha256:"),
+                                   ("x" * 9, '"x" is not a lowercase hex digit'),
+                                   ("\x1bEVIL", "U+001B is not a lowercase hex digit")])
+def test_not_found(q, why):
     with pytest.raises(InputError) as err:
         find(_collection(A), q)
     if q == "ABCDEF01":  # (§7.13's not-found first, then the lowercase rule with the form to give: f32)
@@ -42,5 +46,5 @@ def test_not_found(q):
     else:
         assert err.value.message.endswith("was not found in verified local or accepted streams; a memory is named "
                                           "by its ID (sha256: and 64 lowercase hex digits) or by at least 8 of "
-                                          "its first ones")
+                                          f"its first ones ({why})")
     assert "\x1b" not in err.value.message
