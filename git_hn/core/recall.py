@@ -558,7 +558,10 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
             return default
         v = doc[key]
         if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, JsonFloat) or v <= 0:
-            raise InputError(f"recall input field {key} must be a positive integer")
+            from .strictjson import whole_number_words  # (error path only)
+
+            raise InputError(hints.append(f"recall input field {key} must be a positive integer",
+                                          whole_number_words(v)))
         return v
 
     include = doc.get("includeUntrusted", False)

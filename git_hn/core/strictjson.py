@@ -15,7 +15,8 @@ Attacks this module defends against: parser-differential duplicates (``{"a":1,"a
 nesting; memory exhaustion by huge documents or integer literals; invalid UTF-8 and encoded
 surrogates that other tools decode differently.
 
-Schema binding (unknown keys, types) is done by ``Obj`` helpers used by each document's reader.
+Schema binding (unknown keys, types) is done by ``Obj`` helpers used by each document's reader;
+``whole_number_words`` words what their refusal of a number with a fraction or exponent adds.
 """
 
 from __future__ import annotations
@@ -36,6 +37,38 @@ _SURROGATES = "[\ud800-\udfff]"  # compiled only to replace them (``gostr.is_utf
 
 class JsonFloat(str):
     """A JSON number with a fraction or exponent, kept as its text; no schema accepts one."""
+
+
+def whole_number_words(v) -> str:
+    """What an integer field given ``v`` says after its rule when ``v`` is a number with a fraction
+    or exponent (a newcomer trial: ``"maxBytes": 1e3`` was told "must be a positive integer" and
+    looked like one): ``a number with a fraction or exponent was given: write 1000``, or ``1.5 is
+    not a whole number``; "" for anything else. Refused all the same, as Go's decoder refuses it
+    for an int. The text is not repeated when whole: an MCP client's JSON decoder has made
+    ``1000.0`` of ``1e3`` before git-hn reads it. Worked out from the text, never by building
+    the number (``1e999999999``)."""
+    if not isinstance(v, JsonFloat):
+        return ""
+    text = str(v)
+    mantissa, e, exponent = text.lower().partition("e")
+    whole, point, fraction = mantissa.partition(".")
+    if not (e or point):
+        return ""  # -0: an integer as written, refused as not positive
+    given = "a number with a fraction or exponent was given"
+    digits = (whole + fraction).lstrip("-").lstrip("0")  # the value is digits * 10**shift
+    shift = int(exponent or 0) - len(fraction) if len(exponent) <= 6 else None
+    if not digits:
+        return given  # a zero: refused as not positive
+    if shift is not None and shift < 0:  # a whole number only if the digits it cuts off are zeros
+        if (digits[shift:] if -shift <= len(digits) else digits).strip("0"):
+            from .gostr import quoted
+
+            return f"{quoted(text)} is not a whole number"
+        digits, shift = digits[:shift], 0
+    if shift is None or len(digits) + shift > 19 or whole.startswith("-"):
+        return given
+    value = int(digits + "0" * shift)
+    return f"{given}: write {value}" if value <= INT64_MAX else given
 
 
 def json_type(v) -> str:

@@ -120,10 +120,11 @@ def sentences(*texts: str) -> str:
 
 
 def positive(bound, tool: str, name: str = "maxBytes") -> int:
-    from ..core.strictjson import JsonFloat
+    from ..core.strictjson import JsonFloat, whole_number_words
 
     if isinstance(bound, bool) or not isinstance(bound, int) or isinstance(bound, JsonFloat):
-        raise InputError(f"{tool} input field {name} must be an integer")
+        words = whole_number_words(bound)
+        raise InputError(f"{tool} input field {name} must be an integer" + (f"; {words}" if words else ""))
     if bound <= 0:
         raise InputError(f"{tool} input field {name} must be a positive integer (1 or more)")
     return bound

@@ -867,7 +867,8 @@ def test_a_number_too_large_for_a_float_is_refused_as_input_refuses_it(inited):
     assert answer["result"]["isError"]
     said = answer["result"]["content"][0]["text"]
     cli = hn(inited, "memory", "recall", "--input", "-", "--json", input=b'{"version":0,"maxRecords":1e400}')
-    assert said == cli.err.rstrip("\n") == "git-hn: recall input field maxRecords must be a positive integer"
+    assert said == cli.err.rstrip("\n") == ("git-hn: recall input field maxRecords must be a positive integer; a "
+                                           "number with a fraction or exponent was given")  # (f145)
 
 
 def _initialized() -> list[bytes]:

@@ -7,7 +7,7 @@ trial): a refusal names the tool and its arguments there, and keeps the CLI's wo
 from __future__ import annotations
 
 from agent_helpers import actor, commit_policy, policy, record, second_identity, switch
-from helpers import hn
+from helpers import git, hn
 from test_agent_mcp import document, error, run
 
 
@@ -204,3 +204,30 @@ def test_the_cite_way_out_over_mcp_names_what_an_attempt_and_a_verification_need
         f'atCommit COMMIT, evidence ["git:COMMIT", "memory:{tested}"] and content (COMMIT: the full ID of the commit '
         "you tested)")
     assert [c.is_error for c in cited] == [False, False], [error(c) for c in cited if c.is_error]
+
+
+def test_a_memory_text_or_a_bound_the_tools_refuse_says_what_is_wrong_with_it(inited):
+    """f145, over MCP: a memory named by text that cannot name one says which part of the rule it
+    breaks, in ``memory_show`` and the lifecycle tools alike, and a bound with a fraction or
+    exponent says so (the client's JSON decoder made ``1000.0`` of ``1e3``: the words do not
+    repeat the number), with the integer to write."""
+    record(inited, content="the cache is warm")
+    head = git(inited, "rev-parse", "HEAD")
+
+    async def body(client):
+        return [await client.call_tool(name, args) for name, args in (
+            ("memory_show", {"memory": "12"}),
+            ("memory_retract", {"memory": "sha256:xyz", "reason": "obsolete"}),
+            ("memory_brief", {"version": 0, "maxBytes": 1e3}),
+            ("memory_recall", {"version": 0, "atCommit": head, "maxRecords": 1.5}))]
+
+    show, retract, brief, recall = run(inited, body, "--allow-write")
+    assert error(show) == ("git-hn: memory 12 was not found in verified local or accepted streams; a memory is named "
+                           "by its ID (sha256: and 64 lowercase hex digits) or by at least 8 of its first ones (this one "
+                           "has 2 digits)")
+    assert error(retract) == ("git-hn: retract input field memory must be a memory ID (sha256: and 64 hex digits, or "
+                              'at least 8 of its first ones; "x" is not a lowercase hex digit)')
+    assert error(brief) == ("git-hn: brief input field maxBytes must be an integer; a number with a fraction or "
+                            "exponent was given: write 1000")
+    assert error(recall) == ("git-hn: recall input field maxRecords must be a positive integer; 1.5 is not a whole "
+                             "number")

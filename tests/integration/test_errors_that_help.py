@@ -1317,3 +1317,25 @@ def test_text_that_cannot_name_a_memory_says_which_part_of_the_rule_it_breaks(in
                 f"(sha256: and 64 lowercase hex digits) or by at least 8 of its first ones ({why})")
     _fails_with(inited, ["memory", "show", "12345678"],
                 f"memory 12345678 was not found in verified local or accepted streams{WAY}")
+
+
+@pytest.mark.parametrize("bound,words", [
+    ("1e3", "; a number with a fraction or exponent was given: write 1000"),
+    ("1000.0", "; a number with a fraction or exponent was given: write 1000"),
+    ("1.5", "; 1.5 is not a whole number"),
+    ("2.5e-1", "; 2.5e-1 is not a whole number"),
+    ("0.0", "; a number with a fraction or exponent was given"),
+    ("0", ""),  # (an integer: the contract's words alone, as before)
+    ('"1000"', ""),
+])
+def test_a_bound_written_with_a_fraction_or_exponent_says_so(inited, bound, words):
+    """``"maxBytes": 1e3`` was told "must be a positive integer", which it looked like. The verdict
+    stays Go's (an int field refuses 1e3 and 1000.0: CONTRACT §7.3); the words say what was
+    given, and the integer to write when there is one."""
+    head = git(inited, "rev-parse", "HEAD")
+    for key in ("maxBytes", "maxRecords"):
+        doc = f'{{"version":0,"atCommit":"{head}","{key}":{bound}}}'.encode()
+        _fails_with(inited, ["memory", "recall", "--json", "--input", "-"],
+                    f"recall input field {key} must be a positive integer{words}", input=doc)
+    doc = f'{{"version":0,"atCommit":"{head}","maxBytes":1000}}'.encode()  # what the words say to write
+    assert hn(inited, "memory", "recall", "--json", "--input", "-", input=doc).code == 0
