@@ -47,6 +47,9 @@ class Result:
 
 
 HIDDEN_HINT = "git-hn: hint: memory signed, but recall and the brief leave it out"
+# a write before any identity (CONTRACT §0.5's words first; both commands quoted alike: f145)
+NO_IDENTITY = ("git-hn: no identity; run 'git hn init'; or, to sign as one you exported in another clone, run "
+               "'git hn identity import FILE --activate'\n")
 # (a replay signs nothing, and its hint says so)
 HIDDEN_HINTS = (HIDDEN_HINT, "git-hn: hint: memory already signed (replayed), but recall and the brief leave it out")
 

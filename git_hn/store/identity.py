@@ -65,8 +65,10 @@ class IdentityExists(InputError):
 
 class NoIdentity(InputError):
     def __init__(self):
-        super().__init__("no identity; run 'git hn init' (or, to sign as one you exported in another "
-                         "clone, git hn identity import FILE --activate)")
+        # (a newcomer trial: the second command was not quoted as §0.5's first is; both are now,
+        # the second after "; " as every addition to the contract's words)
+        super().__init__("no identity; run 'git hn init'; or, to sign as one you exported in another clone, run "
+                         "'git hn identity import FILE --activate'")
 
 
 def _read_record(data: bytes, keys: tuple[str, ...]) -> dict:

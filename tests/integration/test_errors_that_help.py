@@ -1339,3 +1339,13 @@ def test_a_bound_written_with_a_fraction_or_exponent_says_so(inited, bound, word
                     f"recall input field {key} must be a positive integer{words}", input=doc)
     doc = f'{{"version":0,"atCommit":"{head}","maxBytes":1000}}'.encode()  # what the words say to write
     assert hn(inited, "memory", "recall", "--json", "--input", "-", input=doc).code == 0
+
+
+def test_the_no_identity_line_quotes_both_of_its_commands(repo):
+    """It quoted 'git hn init' (CONTRACT §0.5's words, kept first) and not its other command; both
+    are quoted now, the second after "; " as every addition to the contract's words."""
+    r = _fails_with(repo, BASE + ["--kind", "decision", "--applies", "exact"],
+                    "no identity; run 'git hn init'; or, to sign as one you exported in another clone, run "
+                    "'git hn identity import FILE --activate'")
+    assert r.err.count("'git hn ") == 2
+    assert hn(repo, "identity", "show").err == r.err

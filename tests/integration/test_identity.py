@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import actor_of, git, hn, make_repo, named, record_id, refs_snapshot, shared_remote
+from helpers import NO_IDENTITY, actor_of, git, hn, make_repo, named, record_id, refs_snapshot, shared_remote
 
 
 def _modes(path):
@@ -136,11 +136,9 @@ def test_no_identity_refuses_and_writes_nothing(repo):
     before = refs_snapshot(repo)
     r = hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--content", "x")
-    assert (r.code, r.err) == (1, "git-hn: no identity; run 'git hn init' (or, to sign as one you exported in another "
-                  "clone, git hn identity import FILE --activate)\n")
+    assert (r.code, r.err) == (1, NO_IDENTITY)
     assert refs_snapshot(repo) == before
-    assert hn(repo, "identity", "show").err == ("git-hn: no identity; run 'git hn init' (or, to sign as one you exported in "
-                                                "another clone, git hn identity import FILE --activate)\n")
+    assert hn(repo, "identity", "show").err == NO_IDENTITY
 
 
 def test_key_file_with_group_permissions_is_refused(inited):

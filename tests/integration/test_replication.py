@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from helpers import git, hn, make_repo, refs_snapshot, refusing, shared_remote, wait_publication
+from helpers import NO_IDENTITY, git, hn, make_repo, refs_snapshot, refusing, shared_remote, wait_publication
 
 
 def _actor(repo):
@@ -260,8 +260,7 @@ def test_fresh_clone_workflow(world, tmp_path):
     assert not hn_dir.exists()  # no key, no index, no selection of the publisher
     r = hn(fresh, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--content", "x")
-    assert r.err == ("git-hn: no identity; run 'git hn init' (or, to sign as one you exported in "
-                                                "another clone, git hn identity import FILE --activate)\n")
+    assert r.err == NO_IDENTITY
     assert hn(fresh, "replication", "select", "origin", "--memory", a["stream"]).code == 0
     r = hn(fresh, "sync")
     assert r.code == 0, r.err

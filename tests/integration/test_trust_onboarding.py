@@ -15,7 +15,7 @@ import pytest
 
 from git_hn.core.limits import KINDS
 from git_hn.errors import InputError
-from helpers import actor_of, git, hn, make_repo, named, record_id, shared_remote
+from helpers import NO_IDENTITY, actor_of, git, hn, make_repo, named, record_id, shared_remote
 
 ALL_KINDS = sorted(KINDS)
 COMMIT_HINT = ("Commit .hn/policy.json to apply it: recall and brief read the policy at the query "
@@ -92,8 +92,7 @@ def test_policy_init_trusts_the_active_identity_and_recall_follows_once_committe
 
 def test_policy_init_refuses_to_overwrite_and_needs_an_identity(repo):
     r = hn(repo, "policy", "init")
-    assert (r.code, r.err) == (1, "git-hn: no identity; run 'git hn init' (or, to sign as one you exported in another "
-                  "clone, git hn identity import FILE --activate)\n")
+    assert (r.code, r.err) == (1, NO_IDENTITY)
     assert not (repo / ".hn").exists()
     assert hn(repo, "init", "--name", "Alice").code == 0
     (repo / ".hn").mkdir()
