@@ -17,9 +17,9 @@ import tempfile
 
 from ..core.gostr import bounded, one_line
 from ..core.limits import LIMITS
-from ..errors import HnError, InputError, ValidationError
+from ..errors import HnError, InputError
 from ..store.repo import Repo
-from .requests import CONTENT_RULE
+from .requests import decode_content
 
 
 # Below the content, as ``git commit --cleanup=scissors`` does: everything from this line on is
@@ -125,10 +125,7 @@ class EditFile:
         if code != 0:
             status = f"exit status {code}" if code > 0 else f"signal {-code}"
             raise InputError(f"the editor {_quoted(editor)} failed ({status}); nothing appended")
-        try:
-            edited = written_text(data.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise ValidationError(f"memory record content is invalid; {CONTENT_RULE}") from None
+        edited = written_text(decode_content(data))  # (which byte, at which offset of the kept file: f145)
         edited = cut_at_scissors(edited).rstrip("\r\n")
         if self.path is not None and edited.strip():
             # the kept file holds what would be signed, so that --content-file reuses exactly that

@@ -108,9 +108,16 @@ def read_content_file(path: str) -> str:
         except OSError:
             given = f"more than {LIMITS.max_content} bytes"
         raise ValidationError(f"memory record content is invalid; {CONTENT_RULE} ({given} given)")
+    return decode_content(data)
+
+
+def decode_content(data: bytes) -> str:
+    """``data`` as the content's text, or the content rule and which byte is not UTF-8, at which
+    offset of ``data`` (f143's agent trial got the rule alone for Latin-1). ``--content-file``'s
+    bytes and what ``--edit``'s editor left (f145) are refused in these words."""
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError as exc:  # (which byte: f143's agent trial got the rule alone for Latin-1)
+    except UnicodeDecodeError as exc:
         raise ValidationError(f"memory record content is invalid; {CONTENT_RULE} (the content given "
                               f"is not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
 

@@ -1349,3 +1349,30 @@ def test_the_no_identity_line_quotes_both_of_its_commands(repo):
                     "'git hn identity import FILE --activate'")
     assert r.err.count("'git hn ") == 2
     assert hn(repo, "identity", "show").err == r.err
+
+
+def test_an_edit_that_is_not_utf8_says_which_byte_as_content_file_does(inited, tmp_path, monkeypatch):
+    """``supersede --edit`` with an editor that writes Latin-1 gave the content rule alone; it now
+    says which byte at which offset of the kept file, in ``record --content-file``'s words (f143),
+    and the kept file's name still ends the line."""
+    import tempfile
+
+    old = record_id(inited, content="the cache is warm")
+    edits = tmp_path / "edits"
+    edits.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(edits))
+    for name in ("GIT_EDITOR", "VISUAL"):
+        monkeypatch.delenv(name, raising=False)
+    editor = tmp_path / "latin1.sh"
+    editor.write_text('#!/bin/sh\nprintf "caf\\351 au lait\\n" > "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "supersede", old, "--edit")
+    [kept] = list(edits.iterdir())
+    rule = "memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes"
+    assert (r.code, r.err) == (1, f"git-hn: {rule} (the content given is not UTF-8: byte 0xe9 at offset 3); your "
+                                  f"text is kept in {kept} (reuse it with --content-file)\n")
+    assert kept.read_bytes() == b"caf\xe9 au lait\n" and refs_snapshot(inited) == before
+    r = hn(inited, "memory", "supersede", old, "--content-file", str(kept))  # the same words for the same bytes
+    assert (r.code, r.err) == (1, f"git-hn: {rule} (the content given is not UTF-8: byte 0xe9 at offset 3)\n")
