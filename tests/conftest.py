@@ -40,6 +40,9 @@ def _hermetic(monkeypatch, home: Path) -> Path:
     for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
                 "GIT_ALTERNATE_OBJECT_DIRECTORIES", "HN_HOOK_ACTIVE", "GIT_HN_DEBUG", "GIT_HN_STREAM",
                 "XDG_CONFIG_HOME",
+                # (a terminal's size: pytest-xdist's workers are given COLUMNS=80 and LINES=24, and
+                # a developer's shell may export them; a test of a width sets its own)
+                "COLUMNS", "LINES",
                 # (git-hn's ssh advice and askpass rule read these: a developer's agent or desktop)
                 "SSH_AUTH_SOCK", "SSH_ASKPASS", "SSH_ASKPASS_REQUIRE", "DISPLAY", "WAYLAND_DISPLAY"):
         monkeypatch.delenv(var, raising=False)
