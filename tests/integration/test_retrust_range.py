@@ -254,6 +254,33 @@ def test_a_policy_deleted_and_restored_unchanged_warns_no_one(tmp_path):
     assert "warning" not in err and "untrusted" not in err, err
 
 
+def test_an_invalid_policy_committed_then_fixed_warns_no_one(tmp_path):
+    """A newcomer trial (f146): a maintainer committed a policy with a JSON typo, then restored
+    the good one, and the push warned of every key the policy trusts, the maintainer's own
+    included ("… trusts <alice> again after … 'broken policy' untrusted it"). A file that is no
+    valid policy trusts no one and untrusts no one, as a deleted one: a policy blob that named
+    none of the asked actors was taken for a valid policy trusting none without being parsed.
+    Pushed together (the range's lookup) and one at a time (the old commit's lookup)."""
+    alice, ids, _revoked = _setup(tmp_path)
+    git(alice, "reset", "-q", "--hard", "HEAD^")  # (no revocation here: only the broken file)
+    good = (alice / POLICY).read_bytes()
+    (alice / POLICY).write_bytes(b'{"version": "hn.policy/0",, }\n')
+    _commit_policy(alice, "broken policy")
+    (alice / POLICY).write_bytes(good)
+    _commit_policy(alice, "fix policy")
+    err = _push(alice, "origin", "main")
+    assert "warning" not in err and "untrusted" not in err, err
+    (alice / POLICY).write_bytes(b'{"version": "hn.policy/0",, }\n')
+    _commit_policy(alice, "broken again")
+    assert "warning" not in _push(alice, "origin", "main")
+    (alice / POLICY).write_bytes(good)
+    _commit_policy(alice, "fixed again")
+    err = _push(alice, "origin", "main")
+    assert "warning" not in err and "untrusted" not in err, err
+    r = hn(alice, "policy", "trust", ids["Bob"])  # (trusted: unchanged, and no revocation to name)
+    assert r.code == 0 and "untrusted in" not in r.err, r.err
+
+
 def test_a_revoked_key_restored_with_a_deleted_policy_is_still_warned_of(tmp_path):
     """The other side of the rule above: a deletion is skipped, not taken for the newest policy.
     Bob's revocation is pushed, the policy deleted and pushed, and the policy from before the
