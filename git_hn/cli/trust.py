@@ -67,6 +67,11 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
         from .advice import warn
 
         warn(revoked)
+    level, unknown = policy_edit.unknown_warning(outcome) if trust else ("", "")
+    if unknown:
+        from .advice import warn
+
+        (warn if level == "warning" else render.hint)(unknown)
     named = policy_edit.name_warning(repo, outcome) if trust else ""
     if named:
         render.hint(named)
@@ -196,6 +201,8 @@ def change_lines(outcome, trust: bool) -> list[str]:
     for change in edit.changes:
         if change.what == "actor":
             who = _label(outcome.who)
+            if outcome.twins:  # (another known actor has its short ID: the whole ID tells them apart)
+                who = outcome.who.actor + who[12:]
             if trust and change.done:
                 kinds = ", ".join(edit.kinds) if edit.kinds else "no kinds yet (add them with --kind KIND)"
                 lines.append(f"Trusted {who} for {kinds}")

@@ -208,6 +208,15 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
 AMBIGUOUS_SHOWN = 5  # matches an ambiguous ACTOR names
 
 
+def twins(who: Known, known: list[Known]) -> list[Known]:
+    """The known actors other than ``who`` whose ID starts with ``who``'s short ID, in a stable
+    order. A full ID given by hand prints as its short ID, so one mistyped after its twelfth
+    character reads as a known actor's (*mistyped ID*: a trial's typo in the last digit read
+    "Trusted 92d5b172086c", the teammate's own short ID, and trusted no one)."""
+    prefix = short_id(who.actor)
+    return sorted((k for k in known if k.actor != who.actor and k.actor.startswith(prefix)), key=lambda k: k.actor)
+
+
 def matching(query: str, known: list[Known]) -> set[str]:
     """The known actors ``query`` names short of a full ID (``resolve_actor``): those its hex
     prefix of at least ``MIN_PREFIX`` characters starts, and those seen with a name that folds
@@ -303,4 +312,4 @@ def label(known: Known, note: str = "") -> str:
 
 
 __all__ = ["DEFAULT_KINDS", "Known", "Change", "Edit", "initial", "edit", "canonical_document",
-           "check_kinds", "resolve_actor", "label", "look_alike", "shapes", "named_by", "look_alikes"]
+           "check_kinds", "resolve_actor", "twins", "label", "look_alike", "shapes", "named_by", "look_alikes"]

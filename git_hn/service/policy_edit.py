@@ -28,6 +28,7 @@ class Outcome(NamedTuple):
     maintainers: tuple[str, ...] = ()  # the file's (``self_trust_warning``)
     named: str = ""  # the display name ACTOR named ``who`` by ("": its ID or a prefix; ``name_warning``)
     alikes: tuple[Known, ...] = ()  # other known actors whose name looks like ``named``
+    twins: tuple[Known, ...] = ()  # other known actors with ``who``'s short ID (``policyedit.twins``)
 
 
 FIX_BY_HAND = "fix it by hand, or remove it and run git hn policy init"
@@ -120,7 +121,7 @@ def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds, write: 
         raise PolicyError(f"{worktree.POLICY} in the working tree is invalid: {exc.message}; "
                           f"{UNMERGED if unmerged(repo, data) else FIX_BY_HAND}") from None
     kinds = policyedit.check_kinds(kinds)
-    who, named, alikes = None, "", ()
+    who, named, alikes, twins = None, "", (), ()
     if actor is not None:
         trusted = list((doc.get("memory") or {}).get("trustedActors") or ())
         listed = trusted + list(doc["maintainers"])
@@ -129,10 +130,11 @@ def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds, write: 
         who = policyedit.resolve_actor(actor, known, prefer=prefer, notes=_ambiguous_notes(repo, actor, known, prefer))
         named = policyedit.named_by(actor, who) if trust else ""
         alikes = tuple(policyedit.look_alikes(named, who, known)) if named else ()
+        twins = tuple(policyedit.twins(who, known))
     result = policyedit.edit(data, trust=trust, actor=who.actor if who else None, kinds=kinds)
     if result.data is not None and write:
         worktree.write_policy(top, result.data, expected=data, mode=mode)
-    return Outcome(who, result, tuple(doc["maintainers"]), named, alikes)
+    return Outcome(who, result, tuple(doc["maintainers"]), named, alikes, twins)
 
 
 def _ambiguous_notes(repo: Repo, actor: str, known, prefer: frozenset) -> dict[str, str]:
@@ -202,6 +204,30 @@ def name_warning(repo: Repo, outcome: Outcome) -> str:
         text += (f"; other known actors' names look the same, differing by a letter of another script or an "
                  f"invisible character: {listed}{more}")
     return text
+
+
+def unknown_warning(outcome: Outcome) -> tuple[str, str]:
+    """When ``policy trust`` just added an actor given by its full ID that no identity here and
+    no memory here names (``who`` has no name): ("warning", line) when a known actor has its short
+    ID (``Outcome.twins``: a trial's ID mistyped in its last digit printed as the teammate's short
+    ID, and the maintainer took it for done, *mistyped ID*), else ("hint", line): nothing here
+    can tell whose ID it is, so it is to be compared whole with what its owner's ``git hn identity
+    public`` prints before the edit is committed. ("", "") otherwise."""
+    from ..core.gostr import short_id
+
+    who = outcome.who
+    added = any(c.what == "actor" and c.done for c in outcome.edit.changes)
+    if who is None or not added or who.names:
+        return "", ""
+    if outcome.twins:
+        listed = ", ".join(policyedit.label(k) for k in outcome.twins[:ALIKES_SHOWN])
+        return "warning", (f"no identity or memory here is {who.actor}, yet its short ID is that of {listed}: an "
+                           "ID mistyped after its twelfth character trusts no one; compare it whole with the Actor: "
+                           f"line of that person's git hn identity public; git hn policy untrust {who.actor} "
+                           "takes it out")
+    return "hint", (f"no identity or memory here is {short_id(who.actor)} yet, so nothing here checks that ID: "
+                    "before you commit, compare it whole with the Actor: line of that person's git hn identity "
+                    "public (git hn sync brings their memory, with the name they sign under)")
 
 
 def self_trust_warning(repo: Repo, outcome: Outcome) -> str:

@@ -1000,3 +1000,42 @@ def test_a_non_maintainers_trust_hint_says_what_a_maintainer_runs(team):
     exchange()
     r = hn(alice, "memory", "recall")
     assert r.err.endswith(f"or trust its author with git hn policy trust {b}\n"), r.err
+
+
+def test_a_full_id_mistyped_after_its_short_id_is_told_apart_from_the_teammate(team):
+    """*Mistyped ID* (a newcomer trial, f146): the maintainer trusted the teammate's ID with its
+    last digit mistyped; ``policy trust`` said "Trusted 92d5b172086c for …", the teammate's own
+    short ID, and the committed policy trusted no one. Another known actor with that short ID
+    now makes the lines print the whole ID, and a warning says it is no one known here and how
+    to take it out; an ID of no one known here, with no such twin, gets a hint to compare it
+    whole with what its owner's ``identity public`` prints. The file is edited as before."""
+    alice, bob, exchange = team
+    b = actor_of(bob)
+    record_id(bob, content="bob decides")
+    assert hn(alice, "policy", "init").code == 0
+    _commit(alice)
+    stranger = "f" * 64
+    r = hn(alice, "policy", "trust", stranger)  # (Bob's memory not fetched yet: nothing knows the ID)
+    assert r.code == 0 and r.out.splitlines() == [f"Trusted {stranger[:12]} for {', '.join(ALL_KINDS)}", COMMIT_HINT]
+    assert r.err == (f"git-hn: hint: no identity or memory here is {stranger[:12]} yet, so nothing here checks that "
+                     "ID: before you commit, compare it whole with the Actor: line of that person's git hn identity "
+                     "public (git hn sync brings their memory, with the name they sign under)\n")
+    git(alice, "checkout", "-q", "--", ".hn/policy.json")
+    exchange()
+    typo = b[:-1] + ("0" if b[-1] != "0" else "1")
+    r = hn(alice, "policy", "trust", typo)
+    assert r.code == 0 and r.out.splitlines() == [f"Trusted {typo} for {', '.join(ALL_KINDS)}", COMMIT_HINT]
+    assert r.err == (f"git-hn: warning: no identity or memory here is {typo}, yet its short ID is that of "
+                     f"{named(b, 'Bob')}: an ID mistyped after its twelfth character trusts no one; compare it whole "
+                     f"with the Actor: line of that person's git hn identity public; git hn policy untrust {typo} "
+                     "takes it out\n")
+    assert _show_file(alice)["memory"]["trustedActors"] == sorted([actor_of(alice), typo])
+    r = hn(alice, "policy", "untrust", typo)
+    assert r.code == 0 and r.out.splitlines()[0] == f"Untrusted {typo}" and r.err == ""
+    r = hn(alice, "policy", "trust", b)  # (the teammate, known by the name they sign under: no warning)
+    assert r.code == 0 and r.out.splitlines()[0] == f"Trusted {named(b, 'Bob')} for {', '.join(ALL_KINDS)}"
+    assert r.err == ""
+
+
+def _show_file(repo) -> dict:
+    return json.loads(_policy_file(repo).read_text())
