@@ -182,7 +182,8 @@ def terminal_text(items, graph: bool, width: int | None = None, no_color: bool =
     """The log as a terminal shows it: each line fitted to ``width`` columns, in the styles of
     ``terminal`` (shared by every command), coloured unless ``--no-color``, ``NO_COLOR`` or
     ``TERM=dumb``; ``known`` as for ``core.lines``. Narrower than ``COMPACT_BELOW`` columns, the
-    usual classes are left out (``compact``); a summary that hides lines says ``(+N lines)``."""
+    usual classes are left out (``compact``); a summary that hides lines says ``(+N lines)``; a
+    challenged memory says ``challenged`` after its classes, as recall does (never piped)."""
     from rich.cells import cell_len
     from rich.text import Text
 
@@ -193,7 +194,8 @@ def terminal_text(items, graph: bool, width: int | None = None, no_color: bool =
     shared = core.shared_names([*((it.actor_name, it.actor) for it in items), *known])
     year = this_year() if screen.width < COMPACT_BELOW else None
     for it in items:
-        whole = core.fields(it, shared)
+        # (a newcomer trial: recall marked a challenged memory, the log showed it undisputed)
+        whole = core.fields(it, shared)._replace(marks=" ".join(terminal.challenge_mark(core.challengers(it))))
         if year is not None:
             whole = compact(whole, year)
         note = terminal.more_note(it.more)

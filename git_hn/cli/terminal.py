@@ -158,9 +158,11 @@ def labelled(label: str, value, style: str | None = None, pad: int = 10) -> Text
 
 
 def memory_line(f: logcore.Fields) -> Text:
-    """One memory as ``memory log`` shows it: short ID, date, name, kind, lifecycle, trust, summary."""
+    """One memory as ``memory log`` shows it: short ID, date, name, kind, lifecycle, trust, its
+    mark (``challenged``), summary."""
     return span((f.short, ID), (f.date, DATE), (f.name, NAME), (f.actor, LABEL), (f.kind, KIND),
-                (f.lifecycle, LIFECYCLE.get(f.lifecycle, "")), (f.trust, trust_style(f.trust)), (f.summary, ""))
+                (f.lifecycle, LIFECYCLE.get(f.lifecycle, "")), (f.trust, trust_style(f.trust)), (f.marks, "red"),
+                (f.summary, ""))
 
 
 def first_line(content: str) -> tuple[str, int]:
@@ -208,9 +210,9 @@ def memory_lines(screen: Screen, f: logcore.Fields, extra: tuple[str, ...] = (),
     if line.cell_len <= screen.width:
         screen.line(line)
         return
-    head = logcore.fit(f._replace(kind="", lifecycle="", trust="", summary=""), screen.width, cell_len)
+    head = logcore.fit(f._replace(kind="", lifecycle="", trust="", marks="", summary=""), screen.width, cell_len)
     parts = [(head.short, ID), (head.date, DATE), (head.name, NAME), (head.actor, LABEL), (f.kind, KIND),
-             (f.lifecycle, LIFECYCLE.get(f.lifecycle, "")), (f.trust, trust_style(f.trust)),
+             (f.lifecycle, LIFECYCLE.get(f.lifecycle, "")), (f.trust, trust_style(f.trust)), (f.marks, "red"),
              *((x, "red") for x in extra)]
     # under the date where the longest class fits there, else just off the edge
     indent = cell_len(f.short) + 1 if screen.width - cell_len(f.short) > len("dependency-missing") else 2
@@ -314,7 +316,11 @@ def digest(doc: dict, names: dict[str, str], no_color: bool = False, columns: in
 def challenged(row: dict) -> tuple[str, ...]:
     """A recall or digest row's mark when someone challenged it (``show``, ``log --graph`` and
     the page say so; a newcomer trial found recall silent): ``challenged``, with the count past one."""
-    n = len(row.get("challengers") or ())
+    return challenge_mark(len(row.get("challengers") or ()))
+
+
+def challenge_mark(n: int) -> tuple[str, ...]:
+    """``challenged`` for ``n`` challengers, with the count past one (recall, digest and log)."""
     return () if not n else ("challenged",) if n == 1 else (f"challenged ({n})",)
 
 

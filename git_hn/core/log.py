@@ -136,6 +136,7 @@ class Fields(NamedTuple):
     lifecycle: str
     trust: str
     summary: str
+    marks: str = ""  # a terminal's mark beside the classes (``challenged``): never on a piped line
 
 
 def shown_name(name: str) -> str:
@@ -183,7 +184,7 @@ def fit(f: Fields, width: int | None, cells=len) -> Fields:
     if width is None:
         return f
     # a space between the fixed columns (the name among them), one before the summary
-    fixed = sum(cells(x) + 1 for x in (f.short, f.date, f.actor, f.kind, f.lifecycle, f.trust) if x)
+    fixed = sum(cells(x) + 1 for x in (f.short, f.date, f.actor, f.kind, f.lifecycle, f.trust, f.marks) if x)
     room = width - fixed - 1  # the name's and the summary's columns
     name = f.name
     keep = min(cells(f.summary), MIN_SUMMARY)  # summary columns kept before the name is cut
@@ -209,10 +210,15 @@ def _cut(text: str, limit: int, cells) -> str:
 
 
 def join(f: Fields) -> str:
-    parts = [x for x in (f.short, f.date, f.name, f.actor, f.kind, f.lifecycle, f.trust) if x]
+    parts = [x for x in (f.short, f.date, f.name, f.actor, f.kind, f.lifecycle, f.trust, f.marks) if x]
     if f.summary:
         parts.append(f.summary)
     return " ".join(parts)
+
+
+def challengers(it: Item) -> int:
+    """How many memories challenge ``it`` (its ``challengedBy`` relations)."""
+    return sum(1 for t, _m in it.relations if t == "challengedBy")
 
 
 def relation_lines(it: Item) -> list[str]:

@@ -568,3 +568,23 @@ def test_columns_in_the_environment_is_honoured_as_git_does(world):
 def test_identity_list_without_a_keyring_prints_nothing_on_a_terminal(tmp_path):
     repo = make_repo(tmp_path / "plain")
     assert _pty(repo, 80, "identity", "list") == ""
+
+
+@pytest.mark.parametrize("columns", [40, 80, 160])
+def test_log_on_a_terminal_marks_a_challenged_memory_as_recall_does(world, columns):
+    """A newcomer trial: recall said ``challenged`` of a memory the terminal's log showed as
+    undisputed. The log says it too, after the classes and before the summary (never cut); piped
+    lines and ``--json`` stay the contract's."""
+    repo, ids = world
+    lines = _screen(_pty(repo, columns, "memory", "log"), columns)
+    blocks = _blocks(lines, {key: _short(mid) for key, mid in ids.items()})
+    assert "challenged" in blocks["hostile"].split(), lines
+    assert all("challenged" not in text.split() for key, text in blocks.items() if key != "hostile"), lines
+    words = blocks["hostile"].split()
+    assert words.index("challenged") < words.index("Use")  # (a class, not part of the content)
+    recalled = _screen(_pty(repo, columns, "memory", "recall", "--include-untrusted"), columns)
+    assert "challenged" in _blocks(recalled, {"hostile": _short(ids["hostile"])})["hostile"].split()
+    piped = hn(repo, "memory", "log")
+    assert piped.code == 0 and "challenged" not in piped.out.split(), piped.out
+    assert "challenged" not in hn(repo, "memory", "log", "--json").out.replace("challengedBy", "")
+
