@@ -384,6 +384,10 @@ RELATION_LABEL = (("successors", "Superseded by"), ("retractions", "Retracted by
 def _projection(screen: Screen, row: dict, pad: int) -> None:
     screen.line(labelled("Anchor", f"{row['anchor']['commit'][:12]} ({row['applicability']})", pad=pad))
     screen.line(labelled("Evidence", row["evidence"], pad=pad))
+    # its items in the same column, under their class (a newcomer trial read two "Evidence" lines,
+    # "resolved" and "memory:sha256:…", as two different things; the page says "Evidence refs")
+    for item in row["data"].get("evidence", ()):
+        screen.line(labelled("", inert(item), pad=pad))
     for key, label in RELATION_LABEL:
         for other in row.get(key, ()):
             screen.line(labelled(label, short_id(other), ID, pad=pad))
@@ -396,8 +400,6 @@ def _projection(screen: Screen, row: dict, pad: int) -> None:
         screen.line(labelled("Paths", inert(", ".join(paths)), pad=pad))
     if row["anchor"].get("subject"):
         screen.line(labelled("Subject", inert(row["anchor"]["subject"]), pad=pad))
-    for item in data.get("evidence", ()):
-        screen.line(labelled("Evidence", inert(item), pad=pad))
     if data.get("attemptOutcome"):
         screen.line(labelled("Outcome", data["attemptOutcome"], pad=pad))
     _content(screen, data["content"])

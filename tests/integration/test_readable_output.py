@@ -588,3 +588,23 @@ def test_log_on_a_terminal_marks_a_challenged_memory_as_recall_does(world, colum
     assert piped.code == 0 and "challenged" not in piped.out.split(), piped.out
     assert "challenged" not in hn(repo, "memory", "log", "--json").out.replace("challengedBy", "")
 
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_show_on_a_terminal_lists_evidence_under_its_one_label(tmp_path, columns):
+    """A newcomer trial read ``Evidence resolved`` and, lines later, ``Evidence memory:sha256:…``
+    as two different evidences: the items follow their class, in the value column, under the
+    one ``Evidence`` label (the page's "Evidence refs")."""
+    repo = make_repo(tmp_path / "r", files={"app.py": "x\n"})
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    cited = record_id(repo, content="the codec is pure")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    mid = record_id(repo, "--evidence", f"git:{head}", "--evidence", f"memory:{cited}", "--topic", "codec",
+                    kind="verification", content="tests pass")
+    lines = _screen(_pty(repo, columns, "memory", "show", _short(mid)), columns)
+    labelled = [line for line in lines if line.startswith("Evidence")]
+    assert labelled == ["Evidence resolved"], lines
+    at = lines.index(labelled[0])
+    column = len("Evidence ")
+    assert lines[at + 1] == " " * column + f"git:{head}", lines
+    assert lines[at + 2].startswith(" " * column + "memory:" + cited[:column + 20]), lines
+    assert lines[at + 3].startswith("Topics   codec"), lines
