@@ -183,8 +183,9 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
         found &= prefer
     shown = quoted(query)
     if len(found) > 1:
-        matches = sorted(found, key=lambda a: (fold_name((by_actor[a].names or ("",))[0]), a))
-        listed = ", ".join(label(by_actor[a], (notes or {}).get(a, "")) for a in matches[:AMBIGUOUS_SHOWN])
+        matches = sorted(found, key=lambda a: (fold_name((by_actor[a].names or ("",))[0]), a))[:AMBIGUOUS_SHOWN]
+        width = distinct_width(matches)
+        listed = ", ".join(label(by_actor[a], (notes or {}).get(a, ""), width) for a in matches)
         more = f" and {len(found) - AMBIGUOUS_SHOWN} more" if len(found) > AMBIGUOUS_SHOWN else ""
         raise InputError(f"actor {shown} is ambiguous: it matches {len(found)} known actors ({listed}{more}); "
                          "use a longer prefix or the full actor ID")
@@ -197,7 +198,8 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
         fold_name(n).startswith(folded) or folded in fold_name(n).split())},
         key=lambda a: (fold_name((by_actor[a].names or ("",))[0]), a))
     if near:  # (a name is matched exactly, never by a part: anyone can sign under any name)
-        listed = ", ".join(label(by_actor[a]) for a in near[:AMBIGUOUS_SHOWN])
+        width = distinct_width(near[:AMBIGUOUS_SHOWN])
+        listed = ", ".join(label(by_actor[a], width=width) for a in near[:AMBIGUOUS_SHOWN])
         raise InputError(f"no known actor is named {shown} exactly; known actors whose name starts with or "
                          f"contains that word: {listed}; give the whole name or the actor ID")
     raise InputError(f"no known actor matches {shown}: a teammate is known once their memory is here "
@@ -206,6 +208,19 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
 
 
 AMBIGUOUS_SHOWN = 5  # matches an ambiguous ACTOR names
+SHORT_ID = 12  # hex digits of a short ID (CONTRACT §1.9, ``gostr.short_id``)
+
+
+def distinct_width(actors) -> int:
+    """How many leading hex digits show each of ``actors`` apart from the others: the fewest,
+    never under a short ID's twelve, at which no two of them read the same. A list of short IDs
+    alone can show one ID twice (*mistyped ID*: a trial's policy listed an ID mistyped in its last
+    digit beside the teammate's own, and ``policy trust`` of a prefix of both refused with
+    ``(92d5b172086c, 92d5b172086c ("Nico New", …))``, leaving no way to tell which is which)."""
+    width, longest = SHORT_ID, max((len(a) for a in actors), default=0)
+    while width < longest and len({a[:width] for a in actors}) < len(actors):
+        width += 1
+    return width
 
 
 def twins(who: Known, known: list[Known]) -> list[Known]:
@@ -298,18 +313,22 @@ def look_alikes(name: str, who: Known, known: list[Known]) -> list[Known]:
     return sorted(found, key=lambda k: k.actor)
 
 
-def label(known: Known, note: str = "") -> str:
+def label(known: Known, note: str = "", width: int = SHORT_ID) -> str:
     """``short ID ("Name", a self-chosen name)`` as ``hints.named_actor`` names an author (the ID
     first, the name quoted inert: a name such as ``Maintainer` (f86baf7a43fd) trusted.`` read as
     the ID of another, *display name spoofing*), or the short ID alone for an actor seen with no
-    name; with a ``note``, ``short ID ("Name", a self-chosen name, note)`` or ``short ID (note)``."""
+    name; with a ``note``, ``short ID ("Name", a self-chosen name, note)`` or ``short ID (note)``.
+    ``width``: the ID's leading digits shown instead of a short ID's twelve (``distinct_width``)."""
     from .hints import named_actor
 
     shown = named_actor(short_id(known.actor), known.names[0] if known.names else None)
+    if width > SHORT_ID:  # (``named_actor`` starts with the short ID: the longer prefix replaces it)
+        shown = known.actor[:width] + shown[SHORT_ID:]
     if not note:
         return shown
     return f"{shown[:-1]}, {note})" if shown.endswith(")") else f"{shown} ({note})"
 
 
 __all__ = ["DEFAULT_KINDS", "Known", "Change", "Edit", "initial", "edit", "canonical_document",
-           "check_kinds", "resolve_actor", "twins", "label", "look_alike", "shapes", "named_by", "look_alikes"]
+           "check_kinds", "resolve_actor", "twins", "label", "distinct_width", "look_alike", "shapes", "named_by",
+           "look_alikes"]

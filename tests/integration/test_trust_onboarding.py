@@ -1037,5 +1037,38 @@ def test_a_full_id_mistyped_after_its_short_id_is_told_apart_from_the_teammate(t
     assert r.err == ""
 
 
+def test_an_ambiguous_prefix_lists_ids_mistyped_after_their_short_id_long_enough_to_tell_apart(inited):
+    """*Mistyped ID* (a newcomer trial, f146): with an ID mistyped in its last digit in the policy,
+    ``policy trust`` and ``untrust`` of a prefix of both refused with ``(92d5b172086c,
+    92d5b172086c ("Nico New", …))``, two IDs that read the same. Each listed ID now shows as many
+    digits as it takes to tell them all apart (here, all 64); the file is left as it was."""
+    a = actor_of(inited)
+    assert hn(inited, "policy", "init").code == 0
+    typo = a[:-1] + ("0" if a[-1] != "0" else "1")
+    assert hn(inited, "policy", "trust", typo).code == 0
+    before = _policy_file(inited).read_bytes()
+    pair = ", ".join(x if x == typo else f'{x} ("Alice Agent", a self-chosen name)' for x in sorted([a, typo]))
+    for verb, prefix in (("trust", a[:63]), ("untrust", a[:20])):
+        r = hn(inited, "policy", verb, prefix)
+        assert (r.code, r.err) == (1, f"git-hn: actor {prefix} is ambiguous: it matches 2 known actors ({pair}); use a "
+                                      "longer prefix or the full actor ID\n"), verb
+    assert _policy_file(inited).read_bytes() == before
+
+
+def test_an_ambiguous_list_shows_the_fewest_digits_that_tell_its_ids_apart():
+    from git_hn.core.policyedit import Known, distinct_width, resolve_actor
+
+    # two IDs alike in their first 14 digits show 15; a third, apart at 12, shows 15 too (one width)
+    known = [Known("abcdef012345" + "67" + "1" * 50, ("One",)), Known("abcdef012345" + "67" + "2" * 50, ()),
+             Known("abcdef01" + "9" * 56, ("Three",))]
+    with pytest.raises(InputError) as exc:
+        resolve_actor("abcdef01", known)
+    assert exc.value.message == ("actor abcdef01 is ambiguous: it matches 3 known actors (abcdef0123456"
+                                 "72, abcdef012345671 (\"One\", a self-chosen name), abcdef019999999 (\"Three\", "
+                                 "a self-chosen name)); use a longer prefix or the full actor ID")
+    assert distinct_width(["1" * 64, "2" * 64]) == 12 and distinct_width(["1" * 64, "1" * 63 + "2"]) == 64
+    assert distinct_width([]) == 12
+
+
 def _show_file(repo) -> dict:
     return json.loads(_policy_file(repo).read_text())
