@@ -111,11 +111,15 @@ def show_policy(repo, doc: dict, maintainers=()) -> None:
                     "git hn policy trust")
     if doc["commit"] == repo.head_commit() and differs_from_working(repo, doc["commit"]):  # (HEAD's: an older
         # commit's policy differs from the working tree's as a matter of course)
-        from ..service.policy_edit import UNMERGED, unmerged
+        from ..service.policy_edit import UNMERGED, invalid_working, unmerged
 
         if unmerged(repo):  # (a trial: "commit it to apply it" said of a file of conflict markers)
             render.hint(f"{UNMERGED}; until the merge is committed, this shows the policy at commit "
                         f"{doc['commit'][:12]}, which recall and brief read")
+            return
+        invalid = invalid_working(repo)
+        if invalid:  # (a trial: "commit it to apply it" said of a file that is not valid JSON)
+            render.hint(invalid)
             return
         render.hint(f".hn/policy.json in the working tree is not the policy at commit {doc['commit'][:12]}, which "
                     "is what this shows and what recall and brief read: commit it to apply it")

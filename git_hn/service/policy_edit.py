@@ -32,6 +32,9 @@ class Outcome(NamedTuple):
 
 
 FIX_BY_HAND = "fix it by hand, or remove it and run git hn policy init"
+# (a trial: with a valid policy at HEAD, FIX_BY_HAND's init was refused next, and only that refusal
+# named the command that restores the committed file)
+RESTORE = f"git checkout HEAD -- {worktree.POLICY} restores the committed one, or fix it by hand"
 # (a trial: during a merge conflict in the policy, both advices above were dangerous: an edit of
 # the markers' file, or a new policy trusting only you, dropping the maintainers)
 UNMERGED = (f"{worktree.POLICY} is in a merge conflict: resolve the merge first, keeping every actor either side "
@@ -55,7 +58,7 @@ def init(repo: Repo) -> tuple[Known, tuple[str, ...]]:
     ident = identity.load_active(repo)
     top = _top(repo)
     worktree.check_dir(top)
-    found = worktree.read_policy(top)
+    found = _read(repo, top)
     if found is not None:
         try:
             policyedit.canonical_document(found[0])
@@ -74,16 +77,59 @@ def init(repo: Repo) -> tuple[Known, tuple[str, ...]]:
     return Known(ident.actor, (ident.name,)), policyedit.DEFAULT_KINDS
 
 
-def _repair(data: bytes, repo: Repo | None = None) -> str:
+def _read(repo: Repo, top: str):
+    """``worktree.read_policy``, its refusal of a file over the policy's bound with the way out."""
+    try:
+        return worktree.read_policy(top)
+    except PolicyError as exc:
+        raise PolicyError(f"{exc.message}; {fix_invalid(repo)}") from None
+
+
+def _repair(data: bytes, repo: Repo) -> str:
     """What repairs an invalid working-tree policy: resolving the merge, when it is in a conflict
-    (``unmerged``); an edit, when only its lists' order is wrong."""
-    if repo is not None and unmerged(repo, data):
+    (``unmerged``); an edit, when only its lists' order is wrong; else ``fix_invalid``."""
+    if unmerged(repo, data):
         return UNMERGED
     try:
         policyedit.canonical_document(data, in_order=False)
     except PolicyError:
-        return FIX_BY_HAND
+        return fix_invalid(repo)
     return "git hn policy trust or untrust writes it sorted"
+
+
+def fix_invalid(repo: Repo) -> str:
+    """The way out of an invalid working-tree policy: ``RESTORE`` when HEAD has a policy that is
+    valid (``policy show`` would show it), else ``FIX_BY_HAND``. Only on an error or hint path:
+    one ``cat-file`` of HEAD's blob, as ``policy_working`` reads it."""
+    proc = repo.git.run(["cat-file", "blob", f"HEAD:{worktree.POLICY}"])
+    if proc.returncode != 0:
+        return FIX_BY_HAND
+    try:
+        policyedit.canonical_document(proc.stdout)
+    except PolicyError:
+        return FIX_BY_HAND
+    return RESTORE
+
+
+def invalid_working(repo: Repo) -> str:
+    """``<POLICY> in the working tree is invalid: <cause>; <way out>`` when the working tree's
+    policy is invalid (also when only its lists' order is wrong: committed, no read would take it),
+    for ``policy show``'s hint; "" otherwise (no file, a valid one, one that cannot be read)."""
+    from ..errors import HnError
+
+    top = worktree.toplevel(repo)
+    try:
+        found = None if top is None else _read(repo, top)
+    except PolicyError as exc:  # (over the policy's bound: ``_read`` says it whole)
+        return exc.message
+    except HnError:
+        return ""
+    try:
+        if found is not None:
+            policyedit.canonical_document(found[0])
+    except PolicyError as exc:
+        return f"{worktree.POLICY} in the working tree is invalid: {exc.message}; {_repair(found[0], repo)}"
+    return ""
 
 
 def _editing(repo: Repo, top: str):
@@ -111,7 +157,7 @@ def change(repo: Repo, *, trust: bool, actor: str | None, kinds) -> Outcome:
 
 
 def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds, write: bool = True) -> Outcome:
-    found = worktree.read_policy(top)
+    found = _read(repo, top)
     if found is None:
         raise InputError(f"no {worktree.POLICY} in the working tree; create one with git hn policy init")
     data, mode = found
@@ -119,7 +165,7 @@ def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds, write: 
         doc = policyedit.canonical_document(data, in_order=False)  # (an edit writes them sorted)
     except PolicyError as exc:
         raise PolicyError(f"{worktree.POLICY} in the working tree is invalid: {exc.message}; "
-                          f"{UNMERGED if unmerged(repo, data) else FIX_BY_HAND}") from None
+                          f"{_repair(data, repo)}") from None
     kinds = policyedit.check_kinds(kinds)
     who, named, alikes, twins = None, "", (), ()
     if actor is not None:

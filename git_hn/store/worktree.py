@@ -130,9 +130,9 @@ def read_policy(top: str) -> tuple[bytes, int] | None:
             if not chunk:
                 break
             total += len(chunk)
-            if total > LIMITS.max_policy:  # (§6's words, then where and the way out, as for any invalid one)
+            if total > LIMITS.max_policy:  # (§6's words and where; ``policy_edit`` adds the way out)
                 raise PolicyError(f"{POLICY} in the working tree is invalid: policy exceeds {LIMITS.max_policy} "
-                                  "bytes; fix it by hand, or remove it and run git hn policy init")
+                                  "bytes")
             chunks.append(chunk)
     except OSError as exc:
         raise LocalStateError(f"{POLICY} cannot be read: {exc.strerror}") from None

@@ -310,6 +310,49 @@ def test_edits_refuse_a_missing_invalid_or_symlinked_policy(inited, tmp_path):
     assert target.read_bytes() == before
 
 
+def test_an_invalid_working_tree_policy_names_the_restore_when_head_has_a_valid_one(inited):
+    """A newcomer trial (f146): with a valid policy at HEAD, an invalid one in the working tree
+    was told "fix it by hand, or remove it and run git hn policy init", and init then refused,
+    naming ``git checkout HEAD -- .hn/policy.json`` only then; ``policy show`` said the file was not
+    committed ("commit it to apply it"), not that it is invalid. Each now says the restore at
+    once; with HEAD's policy invalid too, today's words stay. The file is left as it was."""
+    assert hn(inited, "policy", "init").code == 0
+    _commit(inited)
+    shown = hn(inited, "policy", "show").out
+    broken = '{"version": "hn.policy/0",,}\n'
+    _policy_file(inited).write_text(broken)
+    cause = ("parse policy: invalid JSON: Expecting property name enclosed in double quotes at offset 26 (line 1, "
+             "column 27); git checkout HEAD -- .hn/policy.json restores the committed one, or fix it by hand")
+    for args in (("trust", "--kind", "attempt"), ("untrust", "--kind", "attempt"), ("init",)):
+        r = hn(inited, "policy", *args)
+        where = "already exists in the working tree and is" if args == ("init",) else "in the working tree is"
+        assert (r.code, r.err) == (1, f"git-hn: .hn/policy.json {where} invalid: {cause}\n"), args
+    r = hn(inited, "policy", "show")
+    assert r.code == 0 and r.out == shown  # (HEAD's policy, as before)
+    assert r.err.splitlines()[-1] == f"git-hn: hint: .hn/policy.json in the working tree is invalid: {cause}"
+    doc = json.loads(git(inited, "show", "HEAD:.hn/policy.json"))
+    doc["memory"]["trustedKinds"].reverse()  # (only out of order: committed, no read takes it either)
+    _policy_file(inited).write_text(json.dumps(doc))
+    assert hn(inited, "policy", "show").err.splitlines()[-1] == (
+        "git-hn: hint: .hn/policy.json in the working tree is invalid: memory trustedKinds must be sorted; git hn "
+        "policy trust or untrust writes it sorted")
+    _policy_file(inited).write_text(broken + " " * (1 << 20))
+    r = hn(inited, "policy", "trust", "--kind", "attempt")
+    assert r.err == ("git-hn: .hn/policy.json in the working tree is invalid: policy exceeds 1048576 bytes; git "
+                     "checkout HEAD -- .hn/policy.json restores the committed one, or fix it by hand\n")
+    git(inited, "checkout", "-q", "HEAD", "--", ".hn/policy.json")  # (the advice works)
+    assert hn(inited, "policy", "trust", "--kind", "attempt").code == 0
+    git(inited, "checkout", "-q", "HEAD", "--", ".hn/policy.json")
+    _policy_file(inited).write_text(broken)
+    _commit(inited, "broken")  # HEAD's is invalid too: nothing to restore
+    _policy_file(inited).write_text(broken + " ")
+    r = hn(inited, "policy", "trust", "--kind", "attempt")
+    assert r.err == ("git-hn: .hn/policy.json in the working tree is invalid: parse policy: invalid JSON: Expecting "
+                     "property name enclosed in double quotes at offset 26 (line 1, column 27); fix it by hand, or "
+                     "remove it and run git hn policy init\n")
+    assert _policy_file(inited).read_text() == broken + " "
+
+
 def test_trust_adds_a_memory_section_to_a_policy_without_one(inited):
     a = actor_of(inited)
     (inited / ".hn").mkdir()
