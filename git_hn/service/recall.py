@@ -462,7 +462,10 @@ def _prepare(repo: Repo, req: core.RecallRequest, from_input: bool):
 def policy_show(repo: Repo, rev: str, maintainers: list | None = None) -> dict:
     """CONTRACT §6.6's document; ``maintainers`` (when given) gets the policy's, which the
     document does not carry (for ``policy show``'s hint)."""
-    commit = repo.resolve_commit(rev)
+    try:
+        commit = repo.resolve_commit(rev)
+    except InputError as exc:  # (HEAD's own way out, for an unborn one, is already said)
+        raise exc if rev == "HEAD" else InputError(f"{exc.message}; {_rev_way_out(repo, rev)}") from None
     policy = load_policy(repo, Resolver(repo), commit)
     if maintainers is not None:
         maintainers.extend(policy.maintainers)
@@ -471,6 +474,25 @@ def policy_show(repo: Repo, rev: str, maintainers: list | None = None) -> dict:
         doc["memory"] = {"trustedActors": list(policy.memory.trusted_actors),
                          "trustedKinds": list(policy.memory.trusted_kinds)}
     return doc
+
+
+def _rev_way_out(repo: Repo, rev: str) -> str:
+    """What ``policy show``'s REV takes, after §10.0's ``revision <REV> is not a commit`` (a
+    newcomer trial: ``policy show nosuchbranch`` said no more); with the remote-tracking branches
+    named ``<remote>/<rev>``, which ``rev-parse`` does not try (a branch not checked out here).
+    One ``for-each-ref``, on the error path only."""
+    from ..core.gostr import quoted
+
+    base = "refs/remotes/"
+    proc = repo.git.run(["for-each-ref", "--format=%(refname)", f"{base}*/{rev}"])
+    refs = proc.stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else []
+    # (the pattern's ``*`` is one remote's name; ``rev``'s own glob characters match no ref name)
+    names = [r[len(base):] for r in refs if r.endswith("/" + rev) and "/" not in r[len(base):-len(rev) - 1]]
+    if not names:
+        return "REV is a branch, tag or commit, e.g. git hn policy show origin/main"
+    shown = " or ".join(quoted(n) for n in names[:3])
+    return (f"REV is a branch, tag or commit, e.g. git hn policy show {shown} (the remote-tracking branch"
+            f"{'es' if len(names) > 1 else ''} of that name)")
 
 
 def policy_lines(doc: dict, names: dict[str, str] | None = None, width: int | None = None, cells=len) -> list[str]:

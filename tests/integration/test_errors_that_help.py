@@ -262,6 +262,23 @@ def test_unborn_head_says_to_make_a_first_commit(tmp_path):
                 "revision nope is not a commit")
 
 
+def test_policy_show_of_no_revision_says_what_rev_takes_and_names_the_remote_branch(inited, tmp_path):
+    """A newcomer trial (f146): ``policy show nosuchbranch`` said ``revision nosuchbranch is not a
+    commit`` and no more. The contract's text stays first; after it, what REV takes, and when a
+    remote-tracking branch has that name (a teammate's branch not checked out here), that one."""
+    git(inited, "branch", "trust-nico")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(inited), str(clone))
+    _fails_with(clone, ["policy", "show", "nosuchbranch"], "revision nosuchbranch is not a commit; REV is a branch, "
+                "tag or commit, e.g. git hn policy show origin/main")
+    _fails_with(clone, ["policy", "show", "trust-nico"], "revision trust-nico is not a commit; REV is a branch, tag "
+                "or commit, e.g. git hn policy show origin/trust-nico (the remote-tracking branch of that name)")
+    _fails_with(clone, ["policy", "show", "trust-*"], "revision trust-* is not a commit; REV is a branch, tag or "
+                "commit, e.g. git hn policy show origin/main")  # (a glob in REV names no branch)
+    assert hn(clone, "policy", "show", "origin/trust-nico").code == 0
+    _fails_with(clone, ["memory", "recall", "--at", "trust-nico"], "revision trust-nico is not a commit")  # (unchanged)
+
+
 @pytest.fixture
 def refusing_remote(tmp_path):
     """A clone with git-hn's hooks in block mode, and a server whose pre-receive hook refuses
