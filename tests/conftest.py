@@ -49,6 +49,14 @@ def _hermetic(monkeypatch, home: Path) -> Path:
     return home
 
 
+def pytest_xdist_auto_num_workers(config):
+    """No workers for the benchmarks (``-m bench``): each times git-hn against plain Git in the
+    same run, and a second worker's benchmark beside it would be timed too. None: xdist's own
+    count (a core each, ``--maxprocesses`` at most) for everything else."""
+    expr = config.getoption("markexpr", "") or ""
+    return 0 if "bench" in expr and "not bench" not in expr else None
+
+
 @pytest.fixture(scope="session", autouse=True)
 def hermetic_session(tmp_path_factory):
     """The same hermetic Git for fixtures wider than one test (module- and session-scoped ones
