@@ -37,9 +37,10 @@ def hidden(repo, result) -> None:
     the next recall and brief (``memory.hidden_hint``), with ``--json`` too: an agent reads it."""
     from ..service.memory import hidden_hint
 
-    text = hidden_hint(repo, result)
+    again: list = []
+    text = hidden_hint(repo, result, again=again)
     if text:
-        render.hint(text)
+        said_lately(repo, text, again)
 
 
 def applies(record) -> None:
@@ -109,11 +110,37 @@ def waits(repo, result) -> None:
     from ..service.unpushed import waits_hint
 
     risks: list[str] = []  # (a mirror clone: a pruning fetch deletes it, a trial)
-    text = waits_hint(repo, result, risks, risks)  # (and git: evidence commits not pushed)
+    again: list = []
+    text = waits_hint(repo, result, risks, risks, again)  # (and git: evidence commits not pushed)
     if text:
-        render.hint(text)
+        said_lately(repo, text, again)
     for risk in risks:
         warn(risk)
+
+
+def said_lately(repo, text: str, again: list) -> None:
+    """A write's hint, ``text``; when this clone said the same text in full after a write within
+    the last ten minutes (``store.hints_said``), its shorter form (``again``: what is still so,
+    and the way out) and when it was said in full instead: an agent's burst of records repeated
+    the same long lines on each one. The file is read and written only here, when there is a hint
+    to print; a hint with no shorter form is said in full every time."""
+    if not again:
+        render.hint(text)
+        return
+    import time
+
+    from ..store import hints_said
+
+    now = time.time()
+    when = hints_said.said_at(repo, text, now)
+    if when is None:
+        render.hint(text)
+        hints_said.remember(repo, text, now)
+        return
+    state, way_out = again[0]
+    minutes = int(now - when) // 60
+    ago = "less than a minute ago" if not minutes else f"{minutes} minute{'s' if minutes > 1 else ''} ago"
+    render.hint(f"{state} ({way_out}; said in full {ago})")
 
 
 def warn(text: str) -> None:

@@ -345,7 +345,8 @@ def new_stream_hint(result, given: str = "--stream", repo: Repo | None = None,
             f"{without}, is {default_stream(env.actor)}")
 
 
-def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted", mcp: bool = False) -> str | None:
+def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted", mcp: bool = False,
+                again: list | None = None) -> str | None:
     """After a record, handoff or supersede was signed: one line when the trust policy at HEAD
     (the commit the next recall and brief read by default; the anchor while HEAD is unborn) does
     not qualify it, so its author learns now, not from an empty brief, that it is hidden and what
@@ -355,7 +356,9 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted", 
     gets none. One policy read (the blob at HEAD), no verification. When the policy at HEAD
     qualifies it and the reference branch's does not (``service.policy_drift``: an agent trial
     signed on after a fetch brought its key's revocation, with no word, while its reads said so),
-    the drift line. ``mcp``: in the MCP tools' words."""
+    the drift line. ``mcp``: in the MCP tools' words. ``again`` gets the line's shorter form
+    (what is still so, and the way out), for a write that said this line in full lately
+    (``cli.advice``); the drift line has none."""
     from ..core.projection import trust
     from ..store.resolver import Resolver, load_policy
 
@@ -385,13 +388,16 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted", 
     waiting = _working_tree_policy(repo, env.actor, env.record.kind)
     if waiting:
         at_head = "HEAD has no memory trust policy" if cls == "policy-missing" else "the policy at HEAD does not trust it"
+        _again(again, signed, at_head, waiting)
         return f"{start} {at_head}; {waiting}"
     if cls == "policy-missing":
         # (a newcomer trial: "then git hn policy trust <64 hex> for this actor" after every record,
         # though policy init trusts whoever runs it, in a repository with no one else to run it)
         if not repo.remote_names():
+            _again(again, signed, "HEAD has no memory trust policy", "git hn policy init, then commit .hn/policy.json")
             return (f"{start} HEAD has no memory trust policy; git hn policy init creates one that trusts whoever "
                     "runs it (run here, this identity), then commit .hn/policy.json")
+        _again(again, signed, "HEAD has no memory trust policy", "a maintainer runs git hn policy init")
         return (f"{start} HEAD has no memory trust policy; a maintainer runs git hn policy init (which trusts whoever "
                 f"runs it; git hn policy trust {actor} adds this actor when another runs it) and commits "
                 ".hn/policy.json")
@@ -402,14 +408,27 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted", 
         if gone is not None:  # (a team trial: a revoked key's holder was told what a maintainer runs to trust it)
             from ..core.hints import new_identity, since
 
+            _again(again, signed, f"the policy at HEAD no longer trusts actor {actor[:12]}", "to sign again, make a "
+                   "new identity")
             return (f"{signed}, but recall and the brief leave it out ({see} shows it): the policy at HEAD no "
                     f"longer trusts actor {actor[:12]}, {since(gone.commit, gone.subject)}; to sign again, "
                     f"{new_identity(mcp)}")
         from ..core.hints import MAINTAINER_RUNS
 
+        _again(again, signed, f"the policy at HEAD does not trust actor {actor[:12]}",
+               f"a maintainer runs git hn policy trust {actor}")
         return (f"{start} the policy at HEAD does not trust actor {actor[:12]}; "
                 f"{MAINTAINER_RUNS.format(command=f'git hn policy trust {actor}')}")
     from ..core.hints import MAINTAINER_RUNS  # (only where a maintainer's command is named)
 
+    _again(again, signed, f"the policy at HEAD does not trust kind {env.record.kind}",
+           f"a maintainer runs git hn policy trust --kind {env.record.kind}")
     return (f"{start} the policy at HEAD does not trust kind {env.record.kind}; "
             f"{MAINTAINER_RUNS.format(command=f'git hn policy trust --kind {env.record.kind}')}")
+
+
+def _again(again: list | None, signed: str, state: str, way_out: str) -> None:
+    """``hidden_hint``'s shorter form into ``again``: the memory is still left out, why, and the
+    way out (the CLI adds when it was said in full)."""
+    if again is not None:
+        again.append((f"{signed}, still left out of recall and the brief: {state}", way_out))

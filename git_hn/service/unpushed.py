@@ -176,7 +176,8 @@ def _branch_of(repo: Repo, commit: str) -> str:
     return "" if name in ("", "undefined") else name
 
 
-def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list | None = None) -> str | None:
+def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list | None = None,
+               again: list | None = None) -> str | None:
     """After a record, handoff or supersede was signed (not a replay): one line when its
     publication to the named remote waits for a commit that is on none of that remote's tracking
     refs: the anchor of the earliest memory of its stream that remote was not given yet and whose
@@ -186,7 +187,10 @@ def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list 
     its tracking refs, or Git could not answer in time: the hint is advice, never an error).
     ``warnings`` gets ``pruned_by_fetch``'s line, when there is one; ``evidence`` one when a
     ``git:`` evidence commit is on none of the remote's tracking refs (``unpushed_evidence``: the
-    commits join the anchors' one ``rev-list``, no process more)."""
+    commits join the anchors' one ``rev-list``, no process more). ``again`` gets the shorter form of
+    the line for its own anchor (``_held_by_own``), for a write that said it in full lately
+    (``cli.advice``); the line for an earlier memory's anchor names how many wait, one more at
+    each write, so it is never said the same twice and has none."""
     env = result.envelope
     if env.record is None or getattr(result, "replayed", False):
         return None
@@ -227,7 +231,7 @@ def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list 
         return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1, tracked)
     if anchor not in missing:
         return None
-    return _held_by_own(repo, env, remote, anchor, tracked)
+    return _held_by_own(repo, env, remote, anchor, tracked, again)
 
 
 def _evidence_commits(repo: Repo, evidence) -> list[str]:
@@ -303,7 +307,9 @@ def _push_branch(remote: str, branch: str, tracked: bool = True) -> str:
     return f"branch {branch}: git push {quote(remote)} {quote(branch)}; {_fetch_or_track(remote, 'it', tracked)}"
 
 
-def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool) -> str:
+def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again: list | None = None) -> str:
+    from shlex import quote
+
     from ..core.gostr import short_id
 
     branch = _current_branch(repo, anchor)
@@ -311,6 +317,10 @@ def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool) -> st
         how = _push_branch(remote, branch, tracked)
     else:
         how = f"push a branch that contains it, {_fetch_or_track(remote, 'one', tracked)}"
+    if again is not None:
+        again.append((f"publication of stream {short_id(env.stream)} to {remote} still waits until commit "
+                      f"{anchor[:12]} is pushed",
+                      f"git push {quote(remote)} {quote(branch)}" if branch else "push a branch that contains it"))
     return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
             f"pushed ({how}): later memories of this stream wait behind it")
 

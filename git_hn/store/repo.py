@@ -146,6 +146,10 @@ class Repo:
         """git-hn: the actors ``init`` created here that no ``identity export`` has copied."""
         return os.path.join(self.hn_dir, "made-here-v0")
 
+    def hints_said_path(self) -> str:
+        """git-hn: the hints a write said in full lately (``store.hints_said``)."""
+        return os.path.join(self.hn_dir, "hints-said-v0")
+
     def lock_path(self, actor: str, stream: str) -> str:
         return os.path.join(self.hn_dir, "locks", f"memory-{actor}-{stream[len('sha256:'):]}.lock")
 
