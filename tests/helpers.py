@@ -51,7 +51,10 @@ HIDDEN_HINT = "git-hn: hint: memory signed, but recall and the brief leave it ou
 NO_IDENTITY = ("git-hn: no identity; run 'git hn init'; or, to sign as one you exported in another clone, run "
                "'git hn identity import FILE --activate'\n")
 # (a replay signs nothing, and its hint says so)
-HIDDEN_HINTS = (HIDDEN_HINT, "git-hn: hint: memory already signed (replayed), but recall and the brief leave it out")
+HIDDEN_HINTS = (HIDDEN_HINT, "git-hn: hint: memory already signed (replayed), but recall and the brief leave it out",
+                # (its shorter form, said again within ten minutes: ``store.hints_said``)
+                "git-hn: hint: memory signed, still left out of recall and the brief",
+                "git-hn: hint: memory already signed (replayed), still left out of recall and the brief")
 
 
 def unhinted(err: str) -> str:

@@ -947,16 +947,25 @@ def test_an_author_the_policy_does_not_trust_is_told_at_write_time(team):
            "--content", "use the new parser")
     assert r.code == 0 and _unwaited(r.err) == missing
     r = hn(bob, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "descendants", "--content", "stopped")
-    assert r.code == 0 and _unwaited(r.err) == missing  # (--json too: an agent reads stderr of a write)
+    # (--json too: an agent reads stderr of a write; said again within ten minutes, shorter: store.hints_said)
+    again = ("git-hn: hint: memory signed, still left out of recall and the brief: HEAD has no memory trust policy "
+             "(a maintainer runs git hn policy init; said in full ")
+    assert r.code == 0 and _unwaited(r.err).startswith(again) and r.err.endswith(" ago)\n"), r.err
 
     assert hn(alice, "policy", "init").code == 0
     _commit(alice)
     git(bob, "pull", "-q", "--no-rebase", str(alice), "main")
     untrusted = start + (f"the policy at HEAD does not trust actor {b[:12]}; a maintainer runs git hn policy trust "
                          f"{b} and commits .hn/policy.json\n")
-    mine = record_id(bob, content="keep the index canonical")
+    r = hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "keep the index canonical")
+    assert r.code == 0 and _unwaited(r.err) == untrusted  # (another policy state: in full again)
+    mine = r.out.split()[1]
     r = hn(bob, "memory", "supersede", mine, "--content", "keep the index sorted")
-    assert r.code == 0 and _unwaited(r.err) == untrusted
+    # (the record said it in full: the supersede just after it says it shorter)
+    assert r.code == 0 and _unwaited(r.err).startswith(
+        f"git-hn: hint: memory signed, still left out of recall and the brief: the policy at HEAD does not trust "
+        f"actor {b[:12]} (a maintainer runs git hn policy trust {b}; said in full "), r.err
     r = hn(bob, "memory", "retract", r.out.split()[1], "--reason", "incorrect")
     assert r.code == 0 and _unwaited(r.err) == ""
 
