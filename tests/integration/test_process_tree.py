@@ -193,12 +193,18 @@ UNRELATED, TREE_SLEEP = f"1002{os.getpid() % 1000:03d}", f"1003{os.getpid() % 10
 
 def _reuse_pid(pid: int) -> subprocess.Popen | None:
     """An unrelated process given ``pid`` (the kernel's next process ID set below it), or None
-    when other processes kept taking it first."""
+    when other processes kept taking it first. Started two clock ticks after the call at least, so
+    that its start time (``/proc``'s, in ticks) is never the ended process's, as a real reuse's
+    never is (the whole ID space wraps first). In the test's own process group, so that nothing
+    signalling a stale group of that ID elsewhere (another worker's) reaches it. (One CI run with
+    the suite's two workers saw this process get SIGTERM; a reuse within one tick, which no start
+    time tells apart, and a stale group signal are the two ways found, not proven.)"""
+    time.sleep(2 / os.sysconf("SC_CLK_TCK"))
     for _ in range(20):
         if not os.path.exists(f"/proc/{pid}"):
             with open("/proc/sys/kernel/ns_last_pid", "w") as fh:
                 fh.write(str(pid - 1))
-            other = subprocess.Popen(["sleep", UNRELATED], start_new_session=True)
+            other = subprocess.Popen(["sleep", UNRELATED])
             if other.pid == pid:
                 return other
             other.kill()
