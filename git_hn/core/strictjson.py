@@ -45,30 +45,23 @@ def whole_number_words(v) -> str:
     looked like one): ``a number with a fraction or exponent was given: write 1000``, or ``1.5 is
     not a whole number``; "" for anything else. Refused all the same, as Go's decoder refuses it
     for an int. The text is not repeated when whole: an MCP client's JSON decoder has made
-    ``1000.0`` of ``1e3`` before git-hn reads it. Worked out from the text, never by building
-    the number (``1e999999999``)."""
+    ``1000.0`` of ``1e3`` before git-hn reads it. Read as a ``Decimal``, exact and never expanded
+    (``1e999999999`` is a digit and an exponent); on an error path only."""
     if not isinstance(v, JsonFloat):
         return ""
     text = str(v)
-    mantissa, e, exponent = text.lower().partition("e")
-    whole, point, fraction = mantissa.partition(".")
-    if not (e or point):
+    if not {".", "e"} & set(text.lower()):
         return ""  # -0: an integer as written, refused as not positive
-    given = "a number with a fraction or exponent was given"
-    digits = (whole + fraction).lstrip("-").lstrip("0")  # the value is digits * 10**shift
-    shift = int(exponent or 0) - len(fraction) if len(exponent) <= 6 else None
-    if not digits:
-        return given  # a zero: refused as not positive
-    if shift is not None and shift < 0:  # a whole number only if the digits it cuts off are zeros
-        if (digits[shift:] if -shift <= len(digits) else digits).strip("0"):
-            from .gostr import quoted
+    from decimal import Decimal
 
-            return f"{quoted(text)} is not a whole number"
-        digits, shift = digits[:shift], 0
-    if shift is None or len(digits) + shift > 19 or whole.startswith("-"):
+    number, given = Decimal(text), "a number with a fraction or exponent was given"
+    if number != number.to_integral_value():
+        from .gostr import quoted
+
+        return f"{quoted(text)} is not a whole number"
+    if number <= 0 or number.adjusted() > 18 or number > INT64_MAX:
         return given
-    value = int(digits + "0" * shift)
-    return f"{given}: write {value}" if value <= INT64_MAX else given
+    return f"{given}: write {int(number)}"
 
 
 def json_type(v) -> str:

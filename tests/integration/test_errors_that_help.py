@@ -1341,6 +1341,8 @@ def test_text_that_cannot_name_a_memory_says_which_part_of_the_rule_it_breaks(in
     ("1000.0", "; a number with a fraction or exponent was given: write 1000"),
     ("1.5", "; 1.5 is not a whole number"),
     ("2.5e-1", "; 2.5e-1 is not a whole number"),
+    ("1e-999999999", "; 1e-999999999 is not a whole number"),  # (exact, never expanded)
+    ("1e999999999", "; a number with a fraction or exponent was given"),
     ("0.0", "; a number with a fraction or exponent was given"),
     ("0", ""),  # (an integer: the contract's words alone, as before)
     ('"1000"', ""),
