@@ -122,8 +122,10 @@ def said_lately(repo, text: str, again: list) -> None:
     """A write's hint, ``text``; when this clone said the same text in full after a write within
     the last ten minutes (``store.hints_said``), its shorter form (``again``: what is still so,
     and the way out) and when it was said in full instead: an agent's burst of records repeated
-    the same long lines on each one. The file is read and written only here, when there is a hint
-    to print; a hint with no shorter form is said in full every time."""
+    the same long lines on each one. A hint whose count moves at each write (how many memories
+    wait) is known by the words its shorter form gives with it (``again``'s third item). The file
+    is read and written only here, when there is a hint to print; a hint with no shorter form is
+    said in full every time."""
     if not again:
         render.hint(text)
         return
@@ -131,13 +133,14 @@ def said_lately(repo, text: str, again: list) -> None:
 
     from ..store import hints_said
 
+    state, way_out, *known_as = again[0]  # (a hint whose count moves at each write: known by its words)
+    key = known_as[0] if known_as else text
     now = time.time()
-    when = hints_said.said_at(repo, text, now)
+    when = hints_said.said_at(repo, key, now)
     if when is None:
         render.hint(text)
-        hints_said.remember(repo, text, now)
+        hints_said.remember(repo, key, now)
         return
-    state, way_out = again[0]
     minutes = int(now - when) // 60
     ago = "less than a minute ago" if not minutes else f"{minutes} minute{'s' if minutes > 1 else ''} ago"
     render.hint(f"{state} ({way_out}; said in full {ago})")

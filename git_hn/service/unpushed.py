@@ -188,9 +188,8 @@ def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list 
     ``warnings`` gets ``pruned_by_fetch``'s line, when there is one; ``evidence`` one when a
     ``git:`` evidence commit is on none of the remote's tracking refs (``unpushed_evidence``: the
     commits join the anchors' one ``rev-list``, no process more). ``again`` gets the shorter form of
-    the line for its own anchor (``_held_by_own``), for a write that said it in full lately
-    (``cli.advice``); the line for an earlier memory's anchor names how many wait, one more at
-    each write, so it is never said the same twice and has none."""
+    the line, for a write that said it in full lately (``cli.advice``); the line for an earlier
+    memory's anchor (``_held_by_earlier``) is known by its words whatever its count."""
     env = result.envelope
     if env.record is None or getattr(result, "replayed", False):
         return None
@@ -228,7 +227,7 @@ def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list 
         evidence.append(unpushed_evidence(remote, unpushed, tracked))
     first = next((i for i, (_m, a) in enumerate(earlier) if a in missing), None)
     if first is not None and earlier[first][1] != anchor:
-        return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1, tracked)
+        return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1, tracked, again)
     if anchor not in missing:
         return None
     return _held_by_own(repo, env, remote, anchor, tracked, again)
@@ -325,10 +324,14 @@ def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again
             f"pushed ({how}): later memories of this stream wait behind it")
 
 
-def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiting: int, tracked: bool) -> str:
+def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiting: int, tracked: bool,
+                     again: list | None = None) -> str:
     """The hint when an earlier memory of the stream, ``first`` (memory ID, anchor), holds this
     one back: its anchor and the branch that holds it, and that feature work recorded in a stream
-    of its own would not hold back the rest (``streamchoice``; README, "Streams and labels")."""
+    of its own would not hold back the rest (``streamchoice``; README, "Streams and labels").
+    ``again`` gets its shorter form, with the line as it reads whatever the count (its key, for
+    ``cli.advice``): one more memory waits at each write of a burst, and the ~600 characters were
+    said again at each (f149's note)."""
     from shlex import quote
 
     from ..core.gostr import short_id
@@ -339,11 +342,22 @@ def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiti
         how = _push_branch(remote, branch, tracked)
     else:
         how = f"no branch here contains it: git hn sync {quote(remote)} says how to move or drop memory {short_id(memory)}"
-    return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
-            f"pushed ({how}): memory {short_id(memory)}, recorded earlier in this stream, is anchored there, and "
-            f"{waiting} memories, this one included, wait behind it; to keep unpushed feature work from holding "
-            "back the rest, record it in a stream of its own (--stream label:NAME, or git config --worktree "
-            "hn.stream label:NAME in its worktree)")
+
+    def line(count: str) -> str:
+        return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
+                f"pushed ({how}): memory {short_id(memory)}, recorded earlier in this stream, is anchored there, and "
+                f"{count} memories, this one included, wait behind it; to keep unpushed feature work from holding "
+                "back the rest, record it in a stream of its own (--stream label:NAME, or git config --worktree "
+                "hn.stream label:NAME in its worktree)")
+
+    if again is not None:
+        again.append((f"publication of stream {short_id(env.stream)} to {remote} still waits until commit "
+                      f"{anchor[:12]} is pushed: memory {short_id(memory)} is anchored there, and {waiting} "
+                      "memories wait behind it",
+                      f"git push {quote(remote)} {quote(branch)}" if branch else
+                      f"git hn sync {quote(remote)} says how to move or drop memory {short_id(memory)}",
+                      line("N")))
+    return line(str(waiting))
 
 
 _SAMPLE = "refs/hn/memory/a/b"  # (a memory ref, as a refspec's pattern would match it)

@@ -98,6 +98,34 @@ def test_publication_waiting_for_a_push_is_said_shorter_until_another_commit(ini
     assert f"waits until commit {git(inited, 'rev-parse', 'HEAD')[:12]} is pushed (branch" in after, after
 
 
+def test_memories_held_back_by_an_earlier_one_are_said_shorter_as_their_count_grows(inited, bare_remote):
+    """The line for memories waiting behind an earlier memory's unpushed anchor names how many
+    wait, one more at each write, so its text was never the same twice and all ~600 characters
+    were said at each record of a burst (f149's note). It is known by its words whatever the
+    count: said in full once, then shorter with the count as it is now."""
+    git(inited, "remote", "add", "origin", str(bare_remote()))
+    branch = git(inited, "symbolic-ref", "--short", "HEAD")
+    git(inited, "push", "-q", "origin", branch)
+    assert hn(inited, "policy", "init").code == 0
+    git(inited, "add", ".hn/policy.json")
+    git(inited, "commit", "-q", "-m", "trust")
+    git(inited, "push", "-q", "origin", branch)
+    git(inited, "commit", "-q", "--allow-empty", "-m", "feature")  # (on no branch of origin yet)
+    held = git(inited, "rev-parse", "HEAD")
+    _record(inited)  # (its own anchor waits: the other line)
+    git(inited, "commit", "-q", "--allow-empty", "-m", "more")
+    full = _record(inited)
+    assert full.count("\n") == 1 and f"waits until commit {held[:12]} is pushed (branch {branch}: " in full and \
+        "2 memories, this one included, wait behind it; to keep unpushed feature work" in full, full
+    for count in (3, 4):
+        again = _record(inited)
+        assert _short(again, "git-hn: hint: publication of stream ") and \
+            f"still waits until commit {held[:12]} is pushed: memory " in again and \
+            f"and {count} memories wait behind it (git push origin {branch}; said in full " in again, again
+    _age(inited, 601)  # (ten minutes on: in full again, with the count as it is now)
+    assert "5 memories, this one included, wait behind it" in _record(inited)
+
+
 def _age(repo, seconds: int) -> None:
     """The memo's recorded times moved ``seconds`` into the past, through the file itself."""
     memo = _memo(repo)

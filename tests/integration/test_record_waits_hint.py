@@ -6,6 +6,8 @@ answer's ``hint``. Real repositories, a real bare remote and real ``git push``; 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from helpers import git, hn, hn_proc
 from test_agent_mcp import document, run
 
@@ -13,6 +15,12 @@ from test_agent_mcp import document, run
 def _record(repo, at: str, *args, content: str = ""):
     return hn(repo, "memory", "record", "--kind", "decision", "--at", at, "--applies", "descendants",
               "--content", content or f"on {at}", *args)
+
+
+def _unsaid(repo) -> None:
+    """Forget the hints said in full lately (``store.hints_said``), so that the next write says
+    its hint in full, as the first of a burst does."""
+    (Path(repo) / ".git" / "hn" / "hints-said-v0").unlink(missing_ok=True)
 
 
 def _waits(err: str) -> list[str]:
@@ -142,6 +150,7 @@ def test_hint_names_the_earlier_memory_that_holds_the_stream(inited, bare_remote
     second = commits[1][:12]
     git(inited, "checkout", "-q", main)
     git(inited, "commit", "-q", "--allow-empty", "-m", "on main")
+    _unsaid(inited)  # (the second record said this line in full; its shorter form is test_hints_said's)
     r = _record(inited, "HEAD", "--json")
     assert r.code == 0, r.err
     stream = r.json()["stream"][7:19]
@@ -155,6 +164,7 @@ def test_hint_names_the_earlier_memory_that_holds_the_stream(inited, bare_remote
     # pushing main, as the old hint said, publishes nothing of the stream: the hint still names
     # the feature branch's commit, and sync agrees
     git(inited, "push", "-q", "origin", main)
+    _unsaid(inited)
     r = _record(inited, "HEAD", content="after the push of main")
     assert f"waits until commit {second} is pushed (branch feature/cli:" in _waits(r.err)[0], r.err
     r = hn(inited, "sync", "origin")
