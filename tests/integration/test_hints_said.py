@@ -76,14 +76,20 @@ def test_a_changed_policy_state_says_it_in_full_again(inited):
     assert _record(inited) == ""  # trusted: nothing to say
 
 
+def _trusted_on_origin(repo, bare_remote) -> str:
+    """``repo`` with a remote ``origin`` holding its branch and a committed policy trusting its
+    identity (so that only the publication hint is said); the branch's name."""
+    git(repo, "remote", "add", "origin", str(bare_remote()))
+    branch = git(repo, "symbolic-ref", "--short", "HEAD")
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", "trust")
+    git(repo, "push", "-q", "origin", branch)
+    return branch
+
+
 def test_publication_waiting_for_a_push_is_said_shorter_until_another_commit(inited, bare_remote):
-    git(inited, "remote", "add", "origin", str(bare_remote()))
-    branch = git(inited, "symbolic-ref", "--short", "HEAD")
-    git(inited, "push", "-q", "origin", branch)
-    assert hn(inited, "policy", "init").code == 0
-    git(inited, "add", ".hn/policy.json")
-    git(inited, "commit", "-q", "-m", "trust")
-    git(inited, "push", "-q", "origin", branch)
+    branch = _trusted_on_origin(inited, bare_remote)
     git(inited, "commit", "-q", "--allow-empty", "-m", "work")  # (on no branch of origin yet)
     head = git(inited, "rev-parse", "HEAD")
     full = _record(inited)
@@ -103,13 +109,7 @@ def test_memories_held_back_by_an_earlier_one_are_said_shorter_as_their_count_gr
     wait, one more at each write, so its text was never the same twice and all ~600 characters
     were said at each record of a burst (f149's note). It is known by its words whatever the
     count: said in full once, then shorter with the count as it is now."""
-    git(inited, "remote", "add", "origin", str(bare_remote()))
-    branch = git(inited, "symbolic-ref", "--short", "HEAD")
-    git(inited, "push", "-q", "origin", branch)
-    assert hn(inited, "policy", "init").code == 0
-    git(inited, "add", ".hn/policy.json")
-    git(inited, "commit", "-q", "-m", "trust")
-    git(inited, "push", "-q", "origin", branch)
+    branch = _trusted_on_origin(inited, bare_remote)
     git(inited, "commit", "-q", "--allow-empty", "-m", "feature")  # (on no branch of origin yet)
     held = git(inited, "rev-parse", "HEAD")
     _record(inited)  # (its own anchor waits: the other line)
