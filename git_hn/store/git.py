@@ -20,8 +20,8 @@ quarantine's own configuration. It keeps the user's transport and credential set
 proxy variables) and the choice of the user's own configuration files (``GIT_CONFIG_GLOBAL``,
 ``GIT_CONFIG_SYSTEM``, ``GIT_CONFIG_NOSYSTEM``, as ``HOME`` is kept): they say how to reach a
 remote, not which repository, objects or hooks Git uses. A process that may contact a remote
-(``transport.remote_env``) runs in a session of its own (but with ``run``'s ``tty``): with no
-terminal, neither Git nor ssh asks.
+(``transport.remote_env``) runs in a session of its own (with ``run``'s ``tty``): with no terminal,
+neither Git nor ssh asks.
 """
 
 from __future__ import annotations
@@ -31,17 +31,13 @@ import time
 
 from ..core.lines import lines_of
 from ..errors import GitError, GitTimedOut, OutputTooLarge
-from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, not_started, popen
+from .process import DEVNULL, PIPE, Child, Completed, Oversize, Timeout, exchange, not_started, popen
 from .reader import Reader, answer_fields, object_name, object_names
+from .threads import Background
 
 _HEX = frozenset("0123456789abcdef")
 
-_FORCED = {
-    "GIT_NO_REPLACE_OBJECTS": "1",
-    "GIT_LITERAL_PATHSPECS": "1",
-    "GIT_TERMINAL_PROMPT": "0",
-    "LC_ALL": "C",
-}
+_FORCED = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_LITERAL_PATHSPECS": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 _SCRUBBED = frozenset({
     "GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
     "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES",
@@ -223,8 +219,8 @@ class Git:
         self.forget_early()
         full_env = self.env if env is None else {**self.env, **env}
         try:  # (a session of its own: see ``prepare``)
-            proc = popen(["git", *args], stdin=PIPE, stdout=PIPE,
-                         stderr=PIPE, cwd=self.cwd, env=full_env, start_new_session=True)
+            proc = popen(["git", *args], stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=self.cwd, env=full_env,
+                         start_new_session=True)
         except OSError as exc:
             raise not_started(args, exc) from None
         box: dict = {}

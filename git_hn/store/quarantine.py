@@ -36,7 +36,8 @@ import time
 from ..errors import GitError, LocalStateError
 from . import private
 from .git import Git
-from .process import DEVNULL, PIPE, Background, Child, Timeout, popen
+from .process import DEVNULL, PIPE, Child, Timeout, popen
+from .threads import Background
 from .repo import Repo
 from .replication import is_txn, quarantine_root
 from .transport import is_local, remote_env, transport_config_question, transport_settings

@@ -11,7 +11,8 @@ one would desynchronise the protocol, so such a name is refused.
 from __future__ import annotations
 
 from ..errors import GitError
-from .process import DEVNULL, PIPE, Background, Child, not_started, popen
+from .process import DEVNULL, PIPE, Child, not_started, popen
+from .threads import Background
 
 
 class Reader:

@@ -12,8 +12,9 @@ record, which uses nothing else of them: issue 11, fixed cost). So while the C m
 ``sys.modules`` holds a stand-in ``functools`` whose ``lru_cache`` makes that same wrapper
 (``_lru_cache``); the stand-in is removed at once, and any later ``import functools`` loads the
 real module. It stands in only while the loading thread is the process's only one (no other
-thread can import while it stands there: ``_thread._count()``; a sync loads modules in threads
-while its fetch runs, and there the real module loads). When ``functools`` is loaded already,
+thread can import while it stands there: ``threads.alone``, which counts a thread git-hn
+started a moment ago that has not run yet; a sync loads modules in threads while its fetch
+runs, and there the real module loads). When ``functools`` is loaded already,
 nothing stands in; when the C module asks
 the stand-in for anything more (another Python version), it is loaded again with the real one.
 ``tests/unit/test_sqlitelib.py`` compares the two caches.
@@ -49,9 +50,9 @@ def _lru_cache(maxsize=128, typed=False):
 
 
 def _load():
-    import _thread
+    from .threads import alone
 
-    if "functools" in sys.modules or _thread._count():
+    if "functools" in sys.modules or not alone():
         # (loaded already, or another thread runs: one that imported ``functools`` while the
         # stand-in stood in ``sys.modules`` would get a module without ``wraps`` or ``partial``,
         # so the stand-in is used only while this is the process's one thread)

@@ -148,7 +148,7 @@ class _Child:
     def start(self) -> None:
         """Start the feeding and draining threads (each then owns its pipe); when one cannot
         start, the caller ``abandon``s the child."""
-        from .process import Background
+        from .threads import Background
 
         self._feeder = Background(self._feed, self._tasks)
         self._drain = Background(self._read, self._results)
@@ -348,7 +348,7 @@ class Threads:
         import threading
         from collections import deque
 
-        from .process import Background
+        from .threads import Background
 
         self.check = check  # computed for each item of a chunk
         self._jobs: deque = deque()

@@ -18,7 +18,7 @@ RUN = textwrap.dedent("""
     import os, signal, sys, threading, time, _signal
     from git_hn.cli.commands import _signals_raise
     from git_hn.errors import Signalled
-    from git_hn.store import process
+    from git_hn.store import process, threads
     case = sys.argv[1]
     try:
         with _signals_raise():
@@ -76,7 +76,7 @@ BACKGROUND = textwrap.dedent("""
     import os, signal, sys, time
     from git_hn.cli.commands import _signals_raise
     from git_hn.errors import Signalled
-    from git_hn.store import process
+    from git_hn.store import process, threads
     stop = []
     try:
         with _signals_raise():
@@ -84,7 +84,7 @@ BACKGROUND = textwrap.dedent("""
                 while not stop:
                     for child in [process.popen(["true"], stdout=process.DEVNULL) for _ in range(20)]:
                         child.wait()
-            bg = process.Background(worker)
+            bg = threads.Background(worker)
             time.sleep(0.2)
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(1.0)
@@ -99,7 +99,7 @@ BACKGROUND = textwrap.dedent("""
 
 def test_a_background_thread_starting_git_never_keeps_the_main_threads_stop():
     """A review: "a command that never loaded ``threading`` started no thread" was false for
-    ``process.Background``, whose threads are ``_thread``'s: there the worker took itself for the
+    ``threads.Background``, whose threads are ``_thread``'s: there the worker took itself for the
     main thread, and the main thread's Ctrl-C was raised in the worker (37 of 60 runs)."""
     for _ in range(3):
         proc = subprocess.run([sys.executable, "-c", BACKGROUND], capture_output=True, text=True, timeout=60)
@@ -110,7 +110,7 @@ SECOND = textwrap.dedent("""
     import os, signal
     from git_hn.cli.commands import _signals_raise
     from git_hn.errors import Signalled
-    from git_hn.store import process
+    from git_hn.store import process, threads
 
     class Trap(list):  # a second Ctrl-C lands as the ending block reads what it kept
         armed = False

@@ -1,4 +1,4 @@
-"""``store.process.Background``: a thread started without waiting for the GIL, joined by a lock."""
+"""``store.threads.Background``: a thread started without waiting for the GIL, joined by a lock."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import statistics
 import threading
 import time
 
-from git_hn.store.process import Background
+from git_hn.store.threads import Background
 
 
 def test_it_runs_the_function_and_join_waits_for_its_end():

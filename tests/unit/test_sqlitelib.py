@@ -75,11 +75,49 @@ def test_a_size_that_is_no_integer_is_the_real_lru_cache_s():
 def test_while_another_thread_runs_the_real_functools_loads_and_nothing_stands_in():
     """Another thread could import ``functools`` while the stand-in stood in ``sys.modules``, and
     get a module without ``wraps`` or ``partial`` (a review of f139): with any other thread
-    running, the real module loads (a sync loads modules in threads while its fetch runs)."""
+    running, the real module loads (a sync loads modules in threads while its fetch runs). The
+    thread is a library's own (``_thread``'s), and has run: Python counts it from then on."""
     out = _fresh(
         "import sys, _thread, time\n"
-        "done = []\n"
-        "_thread.start_new_thread(lambda: (time.sleep(2), done.append(1)), ())\n"
+        "ran = _thread.allocate_lock()\n"
+        "ran.acquire()\n"
+        "_thread.start_new_thread(lambda: (ran.release(), time.sleep(2)), ())\n"
+        "ran.acquire()\n"
+        "from git_hn.store import statedb\n"
+        "f = sys.modules.get('functools')\n"
+        "print(f is not None and hasattr(f, 'wraps') and hasattr(f, 'partial'))\n"
+        "print(statedb.sqlite3.connect(':memory:').execute('SELECT 1').fetchone()[0])\n")
+    assert out.split() == ["True", "1"]
+
+
+def test_a_thread_git_hn_started_that_has_not_run_yet_counts_too():
+    """A CI run loaded the stand-in beside a thread started a moment before: Python counts a
+    thread only once it has run, which needs the GIL. Here the GIL is not let go between the
+    start and the question (a 60 s switch interval, no I/O), so the thread cannot have run."""
+    out = _fresh(
+        "import sys, _thread, time\n"
+        "from git_hn.store import threads\n"
+        "before = threads.alone()\n"
+        "sys.setswitchinterval(60)\n"
+        "bg = threads.Background(time.sleep, 0.3)\n"
+        "counted, now = _thread._count(), threads.alone()\n"
+        "sys.setswitchinterval(0.005)\n"
+        "bg.join()\n"
+        "t = time.monotonic()\n"  # (the thread exits a moment after its function ends)
+        "while not threads.alone() and time.monotonic() - t < 10:\n"
+        "    time.sleep(0.01)\n"
+        "print(before, counted, now, threads.alone())\n")
+    assert out.split() == ["True", "0", "False", "True"]
+
+
+def test_the_state_module_asks_whether_a_started_thread_is_about_to_run():
+    """The loading decision is ``threads.alone``'s: with a ``Background`` thread counted as
+    started and not yet run (held there for as long as the import takes, which no real start
+    can be), the real ``functools`` loads and nothing stands in."""
+    out = _fresh(
+        "import sys\n"
+        "from git_hn.store import threads\n"
+        "threads._live.add('a thread not yet run')\n"
         "from git_hn.store import statedb\n"
         "f = sys.modules.get('functools')\n"
         "print(f is not None and hasattr(f, 'wraps') and hasattr(f, 'partial'))\n"

@@ -23,7 +23,7 @@ from ...core import chain
 from ...core.grammar import accepted_ref, quarantine_ref
 from ...core.lines import lines_of
 from ...store import streams
-from ...store.process import Background
+from ...store.threads import Background
 from .outcomes import Outcome
 
 MEMORY_TREE = {b"memory.json", b"signature"}

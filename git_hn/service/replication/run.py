@@ -397,7 +397,7 @@ class Import:
 
     def probe_main_later(self, oids: list[str]) -> None:
         """``probe_main`` in a background thread (the Git process works while Python does)."""
-        from ...store.process import Background
+        from ...store.threads import Background
 
         self._join_probe()
         todo = [o for o in oids if o not in self.known_main]
