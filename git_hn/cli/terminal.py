@@ -101,6 +101,21 @@ class Screen:
         else:
             self.console.print(text, markup=False, emoji=False, highlight=False, soft_wrap=True)
 
+    def whole(self, label: str, values, pad: int, every: bool = False) -> None:
+        """``values`` someone copies (a full ID, an evidence ID), each whole on its line: in the
+        value column after ``label`` (on the first line, or with ``every`` on each) when every one
+        fits the width there; else ``label`` alone on its line (none when it is empty) and each
+        value under it, two columns in, as content is (a newcomer trial saw a ``memory:sha256:…``
+        evidence item cut at 80 columns), left to the terminal to wrap where wider still."""
+        if all(pad + cell_len(value) <= self.width for value in values):
+            for n, value in enumerate(values):
+                self.copyable(labelled(label if every or not n else "", value, pad=pad))
+            return
+        if label:
+            self.line(Text(label, style=LABEL))
+        for value in values:
+            self.copyable(Text("  " + value))
+
     def wrapped(self, text: Text) -> None:
         """Free text, wrapped at the width (long words folded)."""
         text.no_wrap, text.overflow = False, "fold"
@@ -345,8 +360,8 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
         screen.line(labelled(TARGET_LABEL.get(env["operation"], "Target"), short_id(env["target"]), ID, pad=pad))
     if env.get("reason"):
         screen.line(labelled("Reason", inert(env["reason"]), pad=pad))
-    for item in env.get("evidence", ()):
-        screen.line(labelled("Evidence", inert(item), pad=pad))
+    if env.get("evidence"):  # (a retraction's or challenge's own: no class, each item labelled)
+        screen.whole("Evidence", [inert(item) for item in env["evidence"]], pad, every=True)
     if proj:
         _projection(screen, proj, pad)
     if "targetProjection" in doc:
@@ -356,11 +371,8 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
                       (target["trust"], trust_style(target["trust"]))],
              lead=labelled(TARGET_LABEL.get(env["operation"], "Target"), "", pad=pad))
         _content(screen, target["data"]["content"], "Target content (inert)")  # (not this memory's own)
-    if pad + len(doc["memoryId"]) <= screen.width:  # the one line to copy, whole
-        screen.copyable(labelled("Full ID", doc["memoryId"], pad=pad))
-    else:  # (a label column widened by a relation: the ID goes under its label, as content does)
-        screen.line(Text("Full ID", style=LABEL))
-        screen.copyable(Text("  " + doc["memoryId"], no_wrap=True, overflow="ellipsis"))
+    # the one line to copy, whole (a label column widened by a relation: under its label)
+    screen.whole("Full ID", [doc["memoryId"]], pad)
     return screen.text()
 
 
@@ -386,8 +398,8 @@ def _projection(screen: Screen, row: dict, pad: int) -> None:
     screen.line(labelled("Evidence", row["evidence"], pad=pad))
     # its items in the same column, under their class (a newcomer trial read two "Evidence" lines,
     # "resolved" and "memory:sha256:…", as two different things; the page says "Evidence refs")
-    for item in row["data"].get("evidence", ()):
-        screen.line(labelled("", inert(item), pad=pad))
+    # (IDs to copy: never cut; where one does not fit the column, all go under the class)
+    screen.whole("", [inert(item) for item in row["data"].get("evidence", ())], pad)
     for key, label in RELATION_LABEL:
         for other in row.get(key, ()):
             screen.line(labelled(label, short_id(other), ID, pad=pad))

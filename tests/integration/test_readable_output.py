@@ -48,16 +48,21 @@ def world(tmp_path_factory):
     assert hn(repo, "init", "--name", "Alice Example").code == 0
     ids = {"hostile": record_id(repo, content=HOSTILE), "long": record_id(repo, content=LONG),
            "wide": record_id(repo, kind="observation", content=WIDE)}
-    other = make_repo(root / "other")
-    init_as(other, MALLORY)
-    exported = root / "mallory.json"
-    assert hn(other, "identity", "export", "--output", str(exported)).code == 0
-    assert hn(repo, "identity", "import", str(exported), "--activate").code == 0
+    _sign_as_another(root, repo, MALLORY)
     ids["mallory"] = record_id(repo, content="mallory's [red]decision[/red]")
     r = hn(repo, "memory", "challenge", ids["hostile"], "--reason", "evidence-mismatch", "--json")
     assert r.code == 0, r.err
     ids["challenge"] = r.json()["memoryId"]
     return repo, ids
+
+
+def _sign_as_another(root, repo, name: str) -> None:
+    """``repo`` signs from now on as a new identity ``name``, made in a clone of its own."""
+    other = make_repo(root / f"as-{len(list(root.iterdir()))}")
+    init_as(other, name)
+    exported = root / f"{other.name}.json"
+    assert hn(other, "identity", "export", "--output", str(exported)).code == 0
+    assert hn(repo, "identity", "import", str(exported), "--activate").code == 0
 
 
 def _pty(repo, columns: int, *args, env: dict | None = None) -> str:
@@ -604,7 +609,34 @@ def test_show_on_a_terminal_lists_evidence_under_its_one_label(tmp_path, columns
     labelled = [line for line in lines if line.startswith("Evidence")]
     assert labelled == ["Evidence resolved"], lines
     at = lines.index(labelled[0])
-    column = len("Evidence ")
+    # in the value column where every item fits there whole, else all two columns in (f150)
+    column = len("Evidence ") if columns >= len("Evidence memory:") + 71 else 2
     assert lines[at + 1] == " " * column + f"git:{head}", lines
-    assert lines[at + 2].startswith(" " * column + "memory:" + cited[:column + 20]), lines
+    assert lines[at + 2] == " " * column + "memory:" + cited, lines
     assert lines[at + 3].startswith("Topics   codec"), lines
+
+
+@pytest.mark.parametrize("columns", [40, 80])
+def test_show_on_a_terminal_never_cuts_an_evidence_id(tmp_path, columns):
+    """A newcomer trial saw ``memory:sha256:…`` evidence cut with an ellipsis at 80 columns (the
+    value column 14 wide, after ``Challenged by``): an evidence item is an ID someone copies, so
+    it is kept whole as the Full ID is, under its class two columns in, left to the terminal to
+    wrap where it is wider still (no newline inside it). A challenge's own evidence, each item
+    labelled, goes under its label the same way."""
+    repo = make_repo(tmp_path / "r", files={"app.py": "x\n"})
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    cited = record_id(repo, content="the codec is pure")
+    mid = record_id(repo, "--evidence", f"memory:{cited}", kind="verification", content="tests pass")
+    _sign_as_another(tmp_path, repo, "Bob")
+    r = hn(repo, "memory", "challenge", mid, "--reason", "incorrect", "--evidence", f"memory:{cited}", "--json")
+    assert r.code == 0, r.err
+    challenge = r.json()["memoryId"]
+    for shown, label in ((mid, "Evidence      resolved"), (challenge, "Evidence")):
+        lines = SGR.sub("", _pty(repo, columns, "memory", "show", _short(shown))).splitlines()
+        at = lines.index(label)
+        # whole, on its own line, to copy (the terminal wraps it at 40 columns: no newline inside)
+        assert lines[at + 1] == "  memory:" + cited, lines
+        assert [line for line in lines if "memory:" in line] == ["  memory:" + cited], lines
+    piped = hn(repo, "memory", "show", _short(mid))
+    assert piped.code == 0 and "memory:sha256" not in piped.out  # (§7.13's lines have no evidence items)
+
