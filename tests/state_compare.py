@@ -62,6 +62,11 @@ def compare(path) -> dict:
             full = _call(path, show_service.show_full, query)
             assert _call(path, show_service.show, query) == full, query
             seen.setdefault("show", []).append(full[0])
+            reasons, full_reasons = {}, {}  # (a terminal's: each challenger's reason, beside the document)
+            assert _call(path, show_service.show, query, None, reasons) == full == \
+                _call(path, show_service.show_full, query, None, full_reasons), query
+            assert reasons == full_reasons, query
+            seen.setdefault("reasons", []).extend(sorted(reasons.values()))
     for include in (False, True):
         for fmt in ("json", "markdown"):
             for bound in (16_384, 700, 3000):

@@ -63,7 +63,8 @@ def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
 
     repo = open_repo()
     notes: list[str] | None = None if as_json else []  # (§7.13's JSON keeps §6.1's failure)
-    doc = show.show(repo, query, notes)
+    reasons: dict[str, str] | None = {} if not as_json and render.on_terminal() else None
+    doc = show.show(repo, query, notes, reasons)
     render.warnings(notes or ())
     from ..service.policy_drift import shown_trusted
 
@@ -75,7 +76,7 @@ def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
     if render.on_terminal():
         from . import terminal
 
-        render.write(terminal.show(doc, no_color))
+        render.write(terminal.show(doc, no_color, reasons=reasons))
     else:
         render.lines(show.human_lines(doc))
     advice.challenged_show(doc)

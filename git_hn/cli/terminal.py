@@ -339,7 +339,8 @@ def challenge_mark(n: int) -> tuple[str, ...]:
     return () if not n else ("challenged",) if n == 1 else (f"challenged ({n})",)
 
 
-def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
+def show(doc: dict, no_color: bool = False, columns: int | None = None, reasons: dict | None = None) -> str:
+    """``memory show``; ``reasons``: each challenger's signed reason (``service.show.show``)."""
     screen = Screen(no_color, columns)
     env = doc["envelope"]
     screen.wrapped(Text(doc["warning"], style=WARNING))
@@ -363,7 +364,7 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
     if env.get("evidence"):  # (a retraction's or challenge's own: no class, each item labelled)
         screen.whole("Evidence", [inert(item) for item in env["evidence"]], pad, every=True)
     if proj:
-        _projection(screen, proj, pad)
+        _projection(screen, proj, pad, reasons or {})
     if "targetProjection" in doc:
         target = doc["targetProjection"]
         flow(screen, [(short_id(target["id"]), ID), (target["kind"], KIND),
@@ -393,7 +394,7 @@ RELATION_LABEL = (("successors", "Superseded by"), ("retractions", "Retracted by
                   ("challengers", "Challenged by"))
 
 
-def _projection(screen: Screen, row: dict, pad: int) -> None:
+def _projection(screen: Screen, row: dict, pad: int, reasons: dict) -> None:
     screen.line(labelled("Anchor", f"{row['anchor']['commit'][:12]} ({row['applicability']})", pad=pad))
     screen.line(labelled("Evidence", row["evidence"], pad=pad))
     # its items in the same column, under their class (a newcomer trial read two "Evidence" lines,
@@ -402,7 +403,15 @@ def _projection(screen: Screen, row: dict, pad: int) -> None:
     screen.whole("", [inert(item) for item in row["data"].get("evidence", ())], pad)
     for key, label in RELATION_LABEL:
         for other in row.get(key, ()):
-            screen.line(labelled(label, short_id(other), ID, pad=pad))
+            line = labelled(label, short_id(other), ID, pad=pad)
+            why = inert(reasons.get(other, "")) if key == "challengers" else ""
+            if why and line.cell_len + 1 + cell_len(why) > screen.width:  # (on the next line, in the column)
+                screen.line(line)
+                line = labelled("", "", pad=pad)
+            elif why:
+                line.append(" ")
+            line.append(why)  # (why, as the page says it; cut at the width like a summary)
+            screen.line(line)
     data = row["data"]
     topics = data.get("topics") or []
     if topics:

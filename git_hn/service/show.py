@@ -174,35 +174,53 @@ def envelope_summary(env) -> dict:
     return out
 
 
-def show(repo: Repo, query: str, notes: list | None = None) -> dict:
+def show(repo: Repo, query: str, notes: list | None = None, reasons: dict | None = None) -> dict:
     """CONTRACT §7.13 from the verified state. With ``notes`` (a list; the human output only),
     an invalid policy at HEAD adds its warning to ``notes`` and the trust is shown as
-    ``policy-invalid`` (``invalid_policy``); without, it fails as §6.1 says."""
+    ``policy-invalid`` (``invalid_policy``); without, it fails as §6.1 says. With ``reasons`` (a
+    dict; a terminal's view only), each challenger's signed reason is put in it by ID
+    (``challenge_reasons``): §7.13's document has no place for it."""
     from ..store import stateview
 
     with renamed_hint(repo, query):
-        return stateview.serve(repo, lambda view: _show_view(repo, view, query, notes),
-                               lambda: show_full(repo, query, notes))
+        return stateview.serve(repo, lambda view: _show_view(repo, view, query, notes, reasons),
+                               lambda: show_full(repo, query, notes, reasons))
 
 
-def _show_view(repo: Repo, view, query: str, notes=None) -> dict:
+def _show_view(repo: Repo, view, query: str, notes=None, reasons=None) -> dict:
     mid = _one(query, view.find(_hex(query)))
     target = view.info([mid])[mid].target
     names = {mid, target} - {""}
     ctx, resolver, invalid = head_context(repo, notes)
     # what can own or name a dependency of these two: whatever targets or cites them
     proj, mems = view.project(names, ctx, resolver, extra=view.targeting(names) | view.citing(names))
-    return _document(mems[mid], proj, invalid)
+    doc = _document(mems[mid], proj, invalid)
+    if reasons is not None:  # (the challenges are in ``mems``: they target the memory)
+        challenge_reasons(doc, mems, reasons)
+    return doc
 
 
-def show_full(repo: Repo, query: str, notes: list | None = None) -> dict:
+def show_full(repo: Repo, query: str, notes: list | None = None, reasons: dict | None = None) -> dict:
     """CONTRACT §7.13 from a full collection and projection: context ``HEAD`` (empty when
     unborn), no subject, no path. The reference the state's answer is tested against."""
     collection = streams.collect(repo)
     with renamed_hint(repo, query):  # (the same words as ``show``'s)
         mem = find(collection, query)
     ctx, resolver, invalid = head_context(repo, notes)
-    return _document(mem, project(list(collection.memories), ctx, resolver), invalid)
+    doc = _document(mem, project(list(collection.memories), ctx, resolver), invalid)
+    if reasons is not None:
+        challenge_reasons(doc, {m.memory_id: m for m in collection.memories}, reasons)
+    return doc
+
+
+def challenge_reasons(doc: dict, mems: dict, reasons: dict) -> None:
+    """Put in ``reasons`` the signed reason of each memory that challenges ``doc``'s (a newcomer
+    trial: a terminal's ``show`` said ``Challenged by`` and not why; the page and the challenge's
+    own ``show`` say it). Author text: shown inert, by the caller."""
+    for other in (doc.get("projection") or {}).get("challengers", ()):
+        mem = mems.get(other)
+        if mem is not None and mem.envelope.reason:
+            reasons[other] = mem.envelope.reason
 
 
 def _document(mem, proj, invalid: bool = False) -> dict:

@@ -13,6 +13,7 @@ Source*).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -161,7 +162,7 @@ def test_show_on_a_terminal(world, columns):
     # every value in one column, after the longest label (a newcomer trial: Full ID and
     # Challenges were out of line); the full ID, to copy, whole on its line
     column = len("Challenged by ")
-    assert f"Challenged by {_short(ids['challenge'])}" in lines
+    assert f"Challenged by {_short(ids['challenge'])} evidence-mismatch" in lines  # (and why)
     for label in ("Memory", "Author", "Signed", "Stream", "Stored", "Anchor", "Evidence"):
         line = next(line for line in lines if line.startswith(label + "  "))
         assert len(line) - len(line[len(label):].lstrip(" ")) == column, line
@@ -640,3 +641,43 @@ def test_show_on_a_terminal_never_cuts_an_evidence_id(tmp_path, columns):
     piped = hn(repo, "memory", "show", _short(mid))
     assert piped.code == 0 and "memory:sha256" not in piped.out  # (§7.13's lines have no evidence items)
 
+
+@pytest.mark.parametrize("columns", [40, 80])
+def test_show_on_a_terminal_says_why_a_memory_is_challenged(world, columns):
+    """A newcomer trial: ``Challenged by`` named the challenge and not its reason, which the page
+    and the challenge's own ``show`` give. The reason follows the challenger's ID, on the next
+    line in the value column where both do not fit (cut at the width there, like a summary);
+    piped lines and ``--json`` (§7.13's) are as before."""
+    repo, ids = world
+    lines = SGR.sub("", _pty(repo, columns, "memory", "show", _short(ids["hostile"]))).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Challenged by "))
+    said = f"Challenged by {_short(ids['challenge'])}"
+    if columns >= len(said) + len(" evidence-mismatch"):
+        assert lines[at] == said + " evidence-mismatch", lines
+    else:
+        assert lines[at:at + 2] == [said, " " * len("Challenged by ") + "evidence-mismatch"], lines
+    piped = hn(repo, "memory", "show", _short(ids["hostile"]))
+    assert piped.code == 0 and "evidence-mismatch" not in piped.out
+    doc = hn(repo, "memory", "show", _short(ids["hostile"]), "--json").json()
+    assert list(doc) == ["version", "warning", "memoryId", "commit", "envelope", "projection", "relationships",
+                         "missingDependencies"]
+    assert "evidence-mismatch" not in json.dumps(doc)
+
+
+def test_a_challenge_reason_on_a_terminal_is_inert_author_text(world):
+    """The reason is author text: a protocol token (``[a-z0-9-]``) as signed, but the view takes
+    no such rule on trust. Markup is printed literally, control characters never reach the
+    terminal, a bidirectional control is spelled (*markup injection*, *terminal escape
+    injection*, *Trojan Source*), and a long one is cut at the width, never the ID before it."""
+    from git_hn.cli import terminal
+
+    repo, ids = world
+    doc = hn(repo, "memory", "show", _short(ids["hostile"]), "--json").json()
+    hostile = "[bold]x[/bold] \x1b[31mred \x1b]0;pwned\x07 \x9b2J \u202etxt" + " long" * 40
+    out = terminal.show(doc, columns=80, reasons={ids["challenge"]: hostile})
+    lines = _screen(out, 80)
+    at = next(i for i, line in enumerate(lines) if line.startswith("Challenged by "))
+    assert lines[at] == f"Challenged by {_short(ids['challenge'])}", lines  # (too long to fit beside it)
+    said = lines[at + 1]
+    assert said.startswith(" " * len("Challenged by ") + "[bold]x[/bold] \ufffd[31mred"), said
+    assert "\\u{202e}txt" in said and said.endswith("\u2026") and cell_len(said) == 80, said

@@ -88,7 +88,7 @@ def test_state_answers_equal_full_verification_after_every_kind_of_change(world,
     hn(repo, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "end",
        "--completed", "codec", "--next-action", "write recall", "--blocker", "no CI")
     switch(repo, alice)
-    compare(repo)
+    assert "unverified" in compare(repo)["reasons"]  # (the terminal's show says why, both ways alike)
     # an anchored path changes: the brief's stale anchors (issue 13)
     (repo / "docs" / "a.md").write_text("changed\n")
     git(repo, "commit", "-q", "-am", "change docs/a.md")
