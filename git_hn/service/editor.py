@@ -27,6 +27,7 @@ from .requests import decode_content
 # signed as written, so nothing the user wrote is dropped silently (a newcomer trial saw the old
 # content alone, with no word on what would be signed).
 SCISSORS = "# ------------------------ >8 ------------------------"
+BOM = "\ufeff".encode("utf-8")  # (``written_text`` drops it)
 INSTRUCTIONS = (f"{SCISSORS}\n"
                 "# Do not modify or remove the line above.\n"
                 "# Everything below it is ignored; everything above it is the new content, signed\n"
@@ -45,14 +46,19 @@ def written_text(text: str) -> str:
     return text.replace("\r\n", "\n") if "\r" in text else text
 
 
-def cut_at_scissors(text: str) -> str:
-    """``text`` without the last scissors line and everything after it (``text`` itself when it
-    has none). The last one: content that itself holds such a line keeps it."""
-    lines = text.split("\n")
+def cut_at_scissors(data: bytes) -> bytes:
+    """``data`` without the last scissors line and everything after it (``data`` itself when it
+    has none). The last one: content that itself holds such a line keeps it. Cut as bytes, before
+    anything is decoded: what is below the line is discarded unread, as ``git commit`` discards
+    it (a byte there that is not UTF-8 refused the edit). A byte order mark before a scissors
+    line that is the first line is no text above it."""
+    scissors = SCISSORS.encode("ascii")
+    lines = data.split(b"\n")
     for i in range(len(lines) - 1, -1, -1):
-        if lines[i].rstrip("\r") == SCISSORS:
-            return "\n".join(lines[:i])
-    return text
+        line = lines[i].rstrip(b"\r")
+        if line == scissors or (i == 0 and line == BOM + scissors):
+            return b"\n".join(lines[:i])
+    return data
 
 
 def editor_command(repo: Repo) -> str:
@@ -125,8 +131,8 @@ class EditFile:
         if code != 0:
             status = f"exit status {code}" if code > 0 else f"signal {-code}"
             raise InputError(f"the editor {_quoted(editor)} failed ({status}); nothing appended")
-        edited = written_text(decode_content(data))  # (which byte, at which offset of the kept file: f145)
-        edited = cut_at_scissors(edited).rstrip("\r\n")
+        # (which byte, at which offset of the kept file, f145: the kept bytes start the file)
+        edited = written_text(decode_content(cut_at_scissors(data))).rstrip("\r\n")
         if self.path is not None and edited.strip():
             # the kept file holds what would be signed, so that --content-file reuses exactly that
             with open(self.path, "wb") as fh:

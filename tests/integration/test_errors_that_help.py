@@ -1395,3 +1395,37 @@ def test_an_edit_that_is_not_utf8_says_which_byte_as_content_file_does(inited, t
     assert kept.read_bytes() == b"caf\xe9 au lait\n" and refs_snapshot(inited) == before
     r = hn(inited, "memory", "supersede", old, "--content-file", str(kept))  # the same words for the same bytes
     assert (r.code, r.err) == (1, f"git-hn: {rule} (the content given is not UTF-8: byte 0xe9 at offset 3)\n")
+
+
+def test_an_edit_with_a_byte_not_utf8_below_the_scissors_line_is_signed_without_it(inited, tmp_path, monkeypatch):
+    """``supersede --edit`` decoded the whole file before cutting it at the scissors line, so a
+    byte that is not UTF-8 in what is discarded anyway (a note in Latin-1 below the line, as
+    ``git commit --cleanup=scissors`` discards it) refused the edit (f145 left it so). The text is
+    now cut first and only what is kept is decoded: the edit is signed as written above the line,
+    and a byte above it is still refused with its offset in the kept file."""
+    import tempfile
+
+    old = record_id(inited, content="the cache is warm")
+    edits = tmp_path / "edits"
+    edits.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(edits))
+    for name in ("GIT_EDITOR", "VISUAL"):
+        monkeypatch.delenv(name, raising=False)
+    editor = tmp_path / "below.sh"  # (its own content, then the instructions it was given, then a Latin-1 note)
+    editor.write_text('#!/bin/sh\n{ printf "caf\\303\\251 au lait\\n\\n"; sed -n "/>8/,\\$p" "$1"; '
+                      'printf "# vu \\351t\\351\\n"; } > "$1.new"; mv "$1.new" "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    r = hn(inited, "memory", "supersede", old, "--edit", "--json")
+    assert (r.code, unhinted(r.err)) == (0, ""), r.err
+    shown = hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()
+    assert shown["projection"]["data"]["content"] == "caf\u00e9 au lait"
+    assert list(edits.iterdir()) == []  # (signed: nothing kept)
+    editor.write_text('#!/bin/sh\n{ printf "caf\\351\\n"; sed -n "/>8/,\\$p" "$1"; } > "$1.new"; mv "$1.new" "$1"\n')
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "supersede", r.json()["memoryId"], "--edit")
+    [kept] = list(edits.iterdir())
+    assert (r.code, r.err) == (1, "git-hn: memory record content is invalid; the content is non-blank UTF-8 text of "
+                                  "at most 65536 bytes (the content given is not UTF-8: byte 0xe9 at offset 3); "
+                                  f"your text is kept in {kept} (reuse it with --content-file)\n")
+    assert refs_snapshot(inited) == before
