@@ -533,7 +533,9 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
             or version != 0:
-        raise InputError("recall input field version must be integer 0")
+        from .strictjson import integer_rule  # (error path only)
+
+        raise InputError(integer_rule("recall input field version must be integer 0", version, 0, 0))
 
     def text(key):
         v = doc.get(key)
@@ -558,10 +560,9 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
             return default
         v = doc[key]
         if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, JsonFloat) or v <= 0:
-            from .strictjson import whole_number_words  # (error path only)
+            from .strictjson import integer_rule  # (error path only)
 
-            raise InputError(hints.append(f"recall input field {key} must be a positive integer",
-                                          whole_number_words(v)))
+            raise InputError(integer_rule(f"recall input field {key} must be a positive integer", v))
         return v
 
     include = doc.get("includeUntrusted", False)

@@ -12,7 +12,7 @@ from ..errors import InputError
 from . import canonical
 from .grammar import is_actor, is_digest_id, is_remote_name
 from .remotes import SELECTION_MAX_BYTES, selection_file_name
-from .strictjson import JsonFloat, read_document
+from .strictjson import JsonFloat, integer_rule, read_document
 from .tuples import NamedTuple
 
 VERSION = 1
@@ -85,9 +85,9 @@ def check(sel: Selection) -> Selection:
     for flag, key, _default in BUDGETS:
         value = sel.budgets.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise InputError(f"{flag} must be a positive integer")
+            raise InputError(integer_rule(f"{flag} must be a positive integer", value))
     if isinstance(sel.max_streams, bool) or not isinstance(sel.max_streams, int) or sel.max_streams <= 0:
-        raise InputError("max-streams must be a positive integer")
+        raise InputError(integer_rule("max-streams must be a positive integer", sel.max_streams))
     if sel.all and (sel.actors or sel.proposals or sel.memories):
         raise InputError("--all is mutually exclusive with actor, proposal, and memory selectors")
     if not sel.all and not (sel.actors or sel.proposals or sel.memories):
@@ -149,7 +149,8 @@ def _decode(data: bytes, remote: str) -> Selection:
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
             or version != VERSION:
-        raise InputError(f"unsupported replication selection version {version}")
+        raise InputError(integer_rule(f"unsupported replication selection version {version}", version, VERSION,
+                                      VERSION))
     stored = doc.get("remote")
     if not isinstance(stored, str):
         raise InputError("invalid replication remote name")

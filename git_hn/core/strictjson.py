@@ -16,7 +16,8 @@ nesting; memory exhaustion by huge documents or integer literals; invalid UTF-8 
 surrogates that other tools decode differently.
 
 Schema binding (unknown keys, types) is done by ``Obj`` helpers used by each document's reader;
-``whole_number_words`` words what their refusal of a number with a fraction or exponent adds.
+``whole_number_words`` words what their refusal of a number with a fraction or exponent adds
+(``integer_rule``: after the rule of every integer field).
 """
 
 from __future__ import annotations
@@ -39,14 +40,15 @@ class JsonFloat(str):
     """A JSON number with a fraction or exponent, kept as its text; no schema accepts one."""
 
 
-def whole_number_words(v) -> str:
+def whole_number_words(v, least: int = 1, most: int = INT64_MAX) -> str:
     """What an integer field given ``v`` says after its rule when ``v`` is a number with a fraction
     or exponent (a newcomer trial: ``"maxBytes": 1e3`` was told "must be a positive integer" and
-    looked like one): ``a number with a fraction or exponent was given: write 1000``, or ``1.5 is
-    not a whole number``; "" for anything else. Refused all the same, as Go's decoder refuses it
-    for an int. The text is not repeated when whole: an MCP client's JSON decoder has made
-    ``1000.0`` of ``1e3`` before git-hn reads it. Read as a ``Decimal``, exact and never expanded
-    (``1e999999999`` is a digit and an exponent); on an error path only."""
+    looked like one): ``a number with a fraction or exponent was given: write 1000`` (the integer,
+    when the field takes it: ``least`` to ``most``), or ``1.5 is not a whole number``; "" for
+    anything else. Refused all the same, as Go's decoder refuses it for an int. The text is not
+    repeated when whole: an MCP client's JSON decoder has made ``1000.0`` of ``1e3`` before git-hn
+    reads it. Read as a ``Decimal``, exact and never expanded (``1e999999999`` is a digit and an
+    exponent); on an error path only."""
     if not isinstance(v, JsonFloat):
         return ""
     text = str(v)
@@ -59,9 +61,17 @@ def whole_number_words(v) -> str:
         from .gostr import quoted
 
         return f"{quoted(text)} is not a whole number"
-    if number <= 0 or number.adjusted() > 18 or number > INT64_MAX:
+    if number.adjusted() > 18 or not least <= number <= most:
         return given
     return f"{given}: write {int(number)}"
+
+
+def integer_rule(rule: str, v, least: int = 1, most: int = INT64_MAX) -> str:
+    """``rule``, the refusal of an integer field (``least`` to ``most``) given ``v``, with what
+    ``whole_number_words`` says of ``v`` after "; ": every such refusal is worded here, so that
+    ``"version": 0.0`` is told what ``"maxBytes": 1e3`` is (f151; the contract's rule first)."""
+    words = whole_number_words(v, least, most)
+    return f"{rule}; {words}" if words else rule
 
 
 def json_type(v) -> str:

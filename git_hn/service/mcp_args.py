@@ -90,12 +90,12 @@ def unknown_argument(prefix: str, key: str, hint: str) -> str:
 
 def version(doc: dict, what: str) -> None:
     """``version`` may be left out (it means 0); given, it must be the integer 0."""
-    from ..core.strictjson import JsonFloat
+    from ..core.strictjson import JsonFloat, integer_rule
 
     version = doc.get("version", 0)
     if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
             or version != 0:
-        raise InputError(f"{what} input field version must be integer 0")
+        raise InputError(integer_rule(f"{what} input field version must be integer 0", version, 0, 0))
 
 
 def commit(repo, rev: str) -> str:
@@ -119,12 +119,13 @@ def sentences(*texts: str) -> str:
     return " ".join(out)
 
 
-def positive(bound, tool: str, name: str = "maxBytes") -> int:
-    from ..core.strictjson import JsonFloat, whole_number_words
+def positive(bound, tool: str, name: str = "maxBytes", least: int = 1) -> int:
+    """``bound`` when it is an integer of at least 1; ``least``: the least the tool takes, for the
+    words of a whole number written with a fraction or exponent (``strictjson.integer_rule``)."""
+    from ..core.strictjson import JsonFloat, integer_rule
 
     if isinstance(bound, bool) or not isinstance(bound, int) or isinstance(bound, JsonFloat):
-        words = whole_number_words(bound)
-        raise InputError(f"{tool} input field {name} must be an integer" + (f"; {words}" if words else ""))
+        raise InputError(integer_rule(f"{tool} input field {name} must be an integer", bound, least))
     if bound <= 0:
         raise InputError(f"{tool} input field {name} must be a positive integer (1 or more)")
     return bound

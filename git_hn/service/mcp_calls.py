@@ -223,7 +223,7 @@ def _digest(repo, arguments) -> dict:
     bound = doc.get("maxBytes", DIGEST_MAX_BYTES)
     if type(bound) is int and bound < 1024:  # (0 and negatives too: one rule, one message)
         raise InputError("digest input field maxBytes must be at least 1024")
-    bound = _positive(bound, "digest")
+    bound = _positive(bound, "digest", least=1024)
     from .recall import Hidden
 
     hidden = Hidden()

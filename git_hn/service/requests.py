@@ -22,7 +22,7 @@ from ..core.gostr import and_joined, one_line, quoted
 from ..core.grammar import STREAM_CHOICE_RULE, is_actor, is_oid, is_stream_choice, normalize_topic
 from ..core.limits import (APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS, PATH_RULE,
                            RECALL_MAX_CONTENT)
-from ..core.strictjson import JsonFloat, json_type, read_document
+from ..core.strictjson import JsonFloat, integer_rule, json_type, read_document
 from ..core.tuples import NamedTuple
 from ..errors import InputError, UsageError, ValidationError
 from ..store.repo import Repo
@@ -530,7 +530,7 @@ def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict, tupl
     version = doc.value.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
             or version != 0:
-        raise InputError("record input field version must be integer 0")
+        raise InputError(integer_rule("record input field version must be integer 0", version, 0, 0))
     topics, evidence = doc.texts("topics"), doc.texts("evidence")
     if topics is None or evidence is None:
         raise InputError("record input fields topics and evidence are required arrays")

@@ -17,7 +17,7 @@ import os
 from ..core import canonical
 from ..core.grammar import is_actor
 from ..core.keys import actor_of, b64_decode_go, b64_encode, holds_seed, is_weak_public_key, public_key_from_seed
-from ..core.strictjson import read_document
+from ..core.strictjson import integer_rule, read_document
 from ..errors import ConflictError, HnError, InputError, LocalStateError
 from . import private
 from .repo import Repo
@@ -138,7 +138,8 @@ def parse_record(data: bytes, actor: str | None = None) -> Identity:
     doc = _read_record(data, ("version", "actor", "name", "publicKey", "privateKey", "lifecycle"))
     version = doc.get("version", 0)
     if isinstance(version, bool) or not isinstance(version, int):
-        raise LocalStateError('read identity record: json: field "version" must be an integer')
+        raise LocalStateError(integer_rule('read identity record: json: field "version" must be an integer', version,
+                                           1, 1))
     if version != 1:
         raise LocalStateError(f"unsupported identity record version {version}")
     lifecycle = _text(doc, "lifecycle")

@@ -53,7 +53,7 @@ def _cases(head):
          "memory record evidence is invalid; evidence is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"),
         ("wrong version", dump({**base, "version": 1}), "record input field version must be integer 0"),
         ("float version", dump(base).replace(b'"version": 0', b'"version": 0.0'),
-         "record input field version must be integer 0"),
+         "record input field version must be integer 0; a number with a fraction or exponent was given: write 0"),
         ("missing topics", dump({k: v for k, v in base.items() if k != "topics"}),
          "record input fields topics and evidence are required arrays"),
         ("NaN", dump(base).replace(b'"version": 0', b'"version": NaN'),

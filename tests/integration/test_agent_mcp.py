@@ -196,7 +196,7 @@ def test_arguments_are_validated_like_input(inited):
     assert [error(r) for r in results] == [
         'git-hn: record input: unknown argument "Kind"; did you mean kind?',
         "git-hn: record input field version must be integer 0",
-        "git-hn: record input field version must be integer 0",
+        "git-hn: record input field version must be integer 0; a number with a fraction or exponent was given: write 0",
         "git-hn: record input: invalid JSON: json: cannot unmarshal string into field request.topics "
         "of type []string",
         "git-hn: record input: invalid JSON: json: cannot unmarshal string into field "

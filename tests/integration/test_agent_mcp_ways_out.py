@@ -231,3 +231,26 @@ def test_a_memory_text_or_a_bound_the_tools_refuse_says_what_is_wrong_with_it(in
                             "exponent was given: write 1000")
     assert error(recall) == ("git-hn: recall input field maxRecords must be a positive integer; 1.5 is not a whole "
                              "number")
+
+
+def test_a_version_or_the_digest_bound_with_a_fraction_says_so_over_mcp(inited):
+    """f151: ``"version": 0.0`` was told the bare ``must be integer 0``, where f145 made a bound
+    with a fraction say so; every integer field now says it (``strictjson.integer_rule``), and
+    the integer to write only when the field takes it (the digest's bound is at least 1024)."""
+    head = git(inited, "rev-parse", "HEAD")
+
+    async def body(client):
+        return [await client.call_tool(name, args) for name, args in (
+            ("memory_brief", {"version": 0.0}),
+            ("memory_digest", {"version": 0.5}),
+            ("memory_recall", {"version": 1e0, "atCommit": head}),
+            ("memory_digest", {"maxBytes": 1000.0}),
+            ("memory_digest", {"maxBytes": 2048.0}))]
+
+    brief, digest, recall, small, large = run(inited, body)
+    given = "a number with a fraction or exponent was given"
+    assert error(brief) == f"git-hn: brief input field version must be integer 0; {given}: write 0"
+    assert error(digest) == "git-hn: digest input field version must be integer 0; 0.5 is not a whole number"
+    assert error(recall) == f"git-hn: recall input field version must be integer 0; {given}"  # (1: not 0)
+    assert error(small) == f"git-hn: digest input field maxBytes must be an integer; {given}"
+    assert error(large) == f"git-hn: digest input field maxBytes must be an integer; {given}: write 2048"

@@ -1360,6 +1360,59 @@ def test_a_bound_written_with_a_fraction_or_exponent_says_so(inited, bound, word
     assert hn(inited, "memory", "recall", "--json", "--input", "-", input=doc).code == 0
 
 
+@pytest.mark.parametrize("given,words", [
+    ("0.0", "; a number with a fraction or exponent was given: write 0"),
+    ("-0e3", "; a number with a fraction or exponent was given: write 0"),
+    ("1.0", "; a number with a fraction or exponent was given"),  # (whole, but not the 0 it must be)
+    ("0.5", "; 0.5 is not a whole number"),
+    ("1", ""),  # (an integer: the contract's words alone, as before)
+])
+def test_a_version_written_with_a_fraction_says_so_as_a_bound_does(inited, given, words):
+    """``"version": 0.0`` was told the bare ``must be integer 0`` (f145 left it so) where
+    ``"maxBytes": 1e3`` is told what was given: every integer field of a document git-hn reads
+    strictly is worded by one helper (``strictjson.integer_rule``), with the integer to write only
+    when the field takes it. The verdict is unchanged: refused, as Go's decoder refuses it."""
+    head = git(inited, "rev-parse", "HEAD")
+    doc = (f'{{"version":{given},"kind":"decision","content":"x","anchor":{{"commit":"{head}"}},'
+           '"applicability":{"mode":"exact"},"topics":[],"evidence":[]}').encode()
+    _fails_with(inited, ["memory", "record", "--json", "--input", "-"],
+                f"record input field version must be integer 0{words}", input=doc)
+    doc = f'{{"version":{given},"atCommit":"{head}"}}'.encode()
+    _fails_with(inited, ["memory", "recall", "--json", "--input", "-"],
+                f"recall input field version must be integer 0{words}", input=doc)
+    assert hn(inited, "memory", "recall", "--json", "--input", "-",
+              input=doc.replace(given.encode(), b"0", 1)).code == 0  # (what the words say to write)
+
+
+def test_the_saved_files_integer_fields_written_with_a_fraction_say_so_too(inited, tmp_path):
+    """The identity file ``identity import`` reads and the saved replication selection are read
+    as strictly, and their integer fields say what ``"version": 0.0`` is told (the saved
+    selection's budgets, as the option they come from)."""
+    git(inited, "remote", "add", "origin", str(tmp_path / "nowhere.git"))
+    assert hn(inited, "replication", "select", "--all").code == 0
+    [saved] = (inited / ".git" / "hn" / "replication" / "selections").iterdir()
+    good = saved.read_text()
+    given = "a number with a fraction or exponent was given"
+    for old, new, said in (('"maxEvents": 10000', '"maxEvents": 1e4', f"max-events must be a positive integer; "
+                            f"{given}: write 10000"),
+                           ('"version": 1', '"version": 1.0', f"unsupported replication selection version 1.0; "
+                            f"{given}: write 1")):
+        assert old in good
+        saved.write_text(good.replace(old, new))
+        r = hn(inited, "replication", "show")
+        assert r.code == 1 and r.err.startswith(f"git-hn: invalid saved replication selection: {said}; "), r.err
+        assert saved.read_text() == good.replace(old, new)  # (nothing changed)
+    exported = tmp_path / "id.json"
+    assert hn(inited, "identity", "export", "--output", str(exported)).code == 0
+    assert '"version": 1,' in exported.read_text()
+    exported.write_text(exported.read_text().replace('"version": 1,', '"version": 1e0,'))
+    before = sorted(p.name for p in (inited / ".git" / "hn" / "identities").iterdir())
+    r = hn(inited, "identity", "import", str(exported))
+    assert (r.code, r.err) == (1, f"git-hn: identity file {exported} is not a valid identity: read identity record: "
+                                  f'json: field "version" must be an integer; {given}: write 1\n')
+    assert sorted(p.name for p in (inited / ".git" / "hn" / "identities").iterdir()) == before
+
+
 def test_the_no_identity_line_quotes_both_of_its_commands(repo):
     """It quoted 'git hn init' (CONTRACT §0.5's words, kept first) and not its other command; both
     are quoted now, the second after "; " as every addition to the contract's words."""
