@@ -256,7 +256,8 @@ def unknown_warning(outcome: Outcome) -> tuple[str, str]:
     """When ``policy trust`` just added an actor given by its full ID that no identity here and
     no memory here names (``who`` has no name): ("warning", line) when a known actor has its short
     ID (``Outcome.twins``: a trial's ID mistyped in its last digit printed as the teammate's short
-    ID, and the maintainer took it for done, *mistyped ID*), else ("hint", line): nothing here
+    ID, and the maintainer took it for done, *mistyped ID*; each twin with the leading digits that
+    tell it from the ID given, ``policyedit.distinct_width``), else ("hint", line): nothing here
     can tell whose ID it is, so it is to be compared whole with what its owner's ``git hn identity
     public`` prints before the edit is committed. ("", "") otherwise."""
     from ..core.gostr import short_id
@@ -265,8 +266,10 @@ def unknown_warning(outcome: Outcome) -> tuple[str, str]:
     added = any(c.what == "actor" and c.done for c in outcome.edit.changes)
     if who is None or not added or who.names:
         return "", ""
-    if outcome.twins:
-        listed = ", ".join(policyedit.label(k) for k in outcome.twins[:ALIKES_SHOWN])
+    if outcome.twins:  # (f151: by its short ID alone, a twin read as a part of the ID given)
+        shown = outcome.twins[:ALIKES_SHOWN]
+        width = policyedit.distinct_width([who.actor, *(k.actor for k in shown)])
+        listed = ", ".join(policyedit.label(k, width=width) for k in shown)
         return "warning", (f"no identity or memory here is {who.actor}, yet its short ID is that of {listed}: an "
                            "ID mistyped after its twelfth character trusts no one; compare it whole with the Actor: "
                            f"line of that person's git hn identity public; git hn policy untrust {who.actor} "

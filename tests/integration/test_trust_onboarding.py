@@ -1078,15 +1078,32 @@ def test_a_full_id_mistyped_after_its_short_id_is_told_apart_from_the_teammate(t
     r = hn(alice, "policy", "trust", typo)
     assert r.code == 0 and r.out.splitlines() == [f"Trusted {typo} for {', '.join(ALL_KINDS)}", COMMIT_HINT]
     assert r.err == (f"git-hn: warning: no identity or memory here is {typo}, yet its short ID is that of "
-                     f"{named(b, 'Bob')}: an ID mistyped after its twelfth character trusts no one; compare it whole "
-                     f"with the Actor: line of that person's git hn identity public; git hn policy untrust {typo} "
-                     "takes it out\n")
+                     f"{b} (\"Bob\", a self-chosen name): an ID mistyped after its twelfth character trusts no one; "
+                     f"compare it whole with the Actor: line of that person's git hn identity public; git hn policy "
+                     f"untrust {typo} takes it out\n")  # (the twin whole too, f151: its short ID read as the typo's)
     assert _show_file(alice)["memory"]["trustedActors"] == sorted([actor_of(alice), typo])
     r = hn(alice, "policy", "untrust", typo)
     assert r.code == 0 and r.out.splitlines()[0] == f"Untrusted {typo}" and r.err == ""
     r = hn(alice, "policy", "trust", b)  # (the teammate, known by the name they sign under: no warning)
     assert r.code == 0 and r.out.splitlines()[0] == f"Trusted {named(b, 'Bob')} for {', '.join(ALL_KINDS)}"
     assert r.err == ""
+
+
+def test_the_mistyped_id_warning_shows_each_twin_as_far_as_it_differs_from_the_id_given(inited):
+    """*Mistyped ID* (f151): f146's warning printed the ID given whole and the known actor with its
+    short ID by that short ID alone, the very twelve digits the two share, so nothing on the line
+    told them apart. Each twin now shows the fewest leading digits (never under 12) at which it and
+    the ID given differ (``policyedit.distinct_width``): the 21 of an ID mistyped at its 21st."""
+    a = actor_of(inited)
+    assert hn(inited, "policy", "init").code == 0
+    typo = a[:20] + ("0" if a[20] != "0" else "1") + a[21:]
+    r = hn(inited, "policy", "trust", typo)
+    assert r.code == 0 and r.out.splitlines()[0] == f"Trusted {typo} for {', '.join(ALL_KINDS)}"
+    assert r.err == (f"git-hn: warning: no identity or memory here is {typo}, yet its short ID is that of "
+                     f'{a[:21]} ("Alice Agent", a self-chosen name): an ID mistyped after its twelfth character trusts '
+                     f"no one; compare it whole with the Actor: line of that person's git hn identity public; git hn "
+                     f"policy untrust {typo} takes it out\n")
+    assert typo in _show_file(inited)["memory"]["trustedActors"]  # (taken as given, as before)
 
 
 def test_an_ambiguous_prefix_lists_ids_mistyped_after_their_short_id_long_enough_to_tell_apart(inited):
