@@ -186,11 +186,12 @@ def policy_show_command(rev: str | None, as_json: bool) -> int:
     maintainers: list = []
     doc = service.policy_show(repo, "HEAD" if rev is None else rev, maintainers)
     if as_json:
-        from .trust import absent_hint, names_hint
+        from .trust import absent_hint, names_hint, working_hint
 
         render.json_line(doc)
         names_hint(repo, (doc.get("memory") or {}).get("trustedActors") or [], maintainers)
-        absent_hint(repo, doc)
+        if not working_hint(repo, doc, waiting=False):
+            absent_hint(repo, doc)
     else:
         from .trust import show_policy
 

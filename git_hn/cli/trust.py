@@ -89,8 +89,6 @@ def show_policy(repo, doc: dict, maintainers=()) -> None:
     never match."""
     from ..service import recall
 
-    from ..service.policy_working import differs_from_working
-
     actors = (doc.get("memory") or {}).get("trustedActors") or []
     if render.on_terminal() and actors:
         from rich.cells import cell_len
@@ -109,22 +107,35 @@ def show_policy(repo, doc: dict, maintainers=()) -> None:
                     f"never match{'' if len(upper) > 1 else 'es'} an actor (IDs are lowercase), such as "
                     f"{upper[0][:12]}…: write {'them' if len(upper) > 1 else 'it'} in lowercase, or use "
                     "git hn policy trust")
-    if doc["commit"] == repo.head_commit() and differs_from_working(repo, doc["commit"]):  # (HEAD's: an older
-        # commit's policy differs from the working tree's as a matter of course)
-        from ..service.policy_edit import UNMERGED, invalid_working, unmerged
+    if not working_hint(repo, doc):
+        absent_hint(repo, doc)
 
-        if unmerged(repo):  # (a trial: "commit it to apply it" said of a file of conflict markers)
-            render.hint(f"{UNMERGED}; until the merge is committed, this shows the policy at commit "
-                        f"{doc['commit'][:12]}, which recall and brief read")
-            return
-        invalid = invalid_working(repo)
-        if invalid:  # (a trial: "commit it to apply it" said of a file that is not valid JSON)
-            render.hint(invalid)
-            return
+
+def working_hint(repo, doc: dict, waiting: bool = True) -> bool:
+    """``policy show`` of HEAD when the working tree's policy file is not HEAD's: one hint that it
+    is in a merge conflict, or invalid (why, and the way out: ``policy_edit.invalid_working``, a
+    file over the policy's bound too), or, with ``waiting``, not committed yet. ``--json`` passes
+    ``waiting`` False: its document is the contract's, so a file that cannot be committed as it is
+    is said on stderr as the lines' form says it (f151), and one waiting for its commit, as before,
+    not at all. Whether the working tree holds such a file (``absent_hint`` is then not said)."""
+    from ..service.policy_working import differs_from_working
+
+    if doc["commit"] != repo.head_commit() or not differs_from_working(repo, doc["commit"]):  # (HEAD's: an
+        # older commit's policy differs from the working tree's as a matter of course)
+        return False
+    from ..service.policy_edit import UNMERGED, invalid_working, unmerged
+
+    if unmerged(repo):  # (a trial: "commit it to apply it" said of a file of conflict markers)
+        render.hint(f"{UNMERGED}; until the merge is committed, this shows the policy at commit "
+                    f"{doc['commit'][:12]}, which recall and brief read")
+        return True
+    invalid = invalid_working(repo)
+    if invalid:  # (a trial: "commit it to apply it" said of a file that is not valid JSON)
+        render.hint(invalid)
+    elif waiting:
         render.hint(f".hn/policy.json in the working tree is not the policy at commit {doc['commit'][:12]}, which "
                     "is what this shows and what recall and brief read: commit it to apply it")
-    else:
-        absent_hint(repo, doc)
+    return True
 
 
 def absent_hint(repo, doc: dict) -> None:

@@ -67,9 +67,12 @@ def uncommitted_memory(repo: Repo) -> dict | None:
 def differs_from_working(repo: Repo, commit: str) -> bool:
     """Whether the working tree holds a policy file that is not the policy at ``commit`` (a
     ``policy init`` or ``trust`` not committed yet: what ``policy show`` shows is the committed
-    one, which a newcomer took for a failed init)."""
+    one, which a newcomer took for a failed init). A file over the policy's bound is one (f151:
+    no policy at a commit that can be shown is that large, and it went unmentioned)."""
     try:
         data = _working_file(repo)
+    except PolicyError:  # (``worktree.read_policy``'s only one: over the bound)
+        return True
     except HnError:
         return False
     return data is not None and not _committed_as(repo, commit, data)

@@ -353,6 +353,40 @@ def test_an_invalid_working_tree_policy_names_the_restore_when_head_has_a_valid_
     assert _policy_file(inited).read_text() == broken + " "
 
 
+def test_policy_show_json_and_a_working_tree_policy_over_the_bound_say_the_file_is_invalid(inited):
+    """f148 made ``policy show`` say that an invalid working-tree policy is invalid, with the way
+    out; ``--json`` and a file over the 1 MiB bound said nothing of it (over the bound, with no
+    policy at HEAD, the lines even said policy init writes one, which init refuses). Both now say
+    it on stderr in the lines' words; the document (the contract's, §6.6) and the lines are HEAD's
+    as before, and a valid file waiting for its commit still adds nothing to ``--json``."""
+    assert hn(inited, "policy", "init").code == 0
+    _commit(inited)
+    document, lines = hn(inited, "policy", "show", "--json").out, hn(inited, "policy", "show").out
+    restore = "git checkout HEAD -- .hn/policy.json restores the committed one, or fix it by hand"
+    invalid = ("git-hn: hint: .hn/policy.json in the working tree is invalid: parse policy: invalid JSON: Expecting "
+               f"property name enclosed in double quotes at offset 1 (line 1, column 2); {restore}")
+    over = f"git-hn: hint: .hn/policy.json in the working tree is invalid: policy exceeds 1048576 bytes; {restore}"
+    for text, said in (("{,}\n", invalid), ("{" + " " * (1 << 20) + "}\n", over)):
+        _policy_file(inited).write_text(text)
+        for args, out in ((("--json",), document), ((), lines)):
+            r = hn(inited, "policy", "show", *args)
+            assert (r.code, r.out, r.err.splitlines()[-1]) == (0, out, said), args
+            assert r.err.count("in the working tree") == 1
+        assert _policy_file(inited).read_text() == text  # (nothing changed)
+    git(inited, "checkout", "-q", "HEAD", "--", ".hn/policy.json")
+    assert hn(inited, "policy", "untrust", "--kind", "attempt").code == 0  # (valid, waiting for its commit)
+    assert "in the working tree" not in hn(inited, "policy", "show", "--json").err
+    assert "in the working tree" in hn(inited, "policy", "show").err
+    git(inited, "rm", "-q", "--cached", ".hn/policy.json")
+    git(inited, "commit", "-q", "-m", "no policy")  # (nothing to restore: the other way out, not init's hint)
+    _policy_file(inited).write_text("{" + " " * (1 << 20) + "}\n")
+    for args in (("--json",), ()):
+        r = hn(inited, "policy", "show", *args)
+        assert r.code == 0 and r.err.splitlines() == ["git-hn: hint: .hn/policy.json in the working tree is invalid: "
+                                                      "policy exceeds 1048576 bytes; fix it by hand, or remove it and "
+                                                      "run git hn policy init"], args
+
+
 def test_trust_adds_a_memory_section_to_a_policy_without_one(inited):
     a = actor_of(inited)
     (inited / ".hn").mkdir()
