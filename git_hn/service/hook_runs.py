@@ -302,7 +302,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
                 else:
                     allowed, held = gate.gate(repo, remote, still, given, listing) if still else ({}, [])
                     ready = sorted(r for r in allowed if given.get(r) != allowed[r])
-                    publish.push(repo, remote, ready, allowed, exact=True)
+                    background.push_now(repo, remote, ready, allowed)
         except PhaseError as exc:  # this push stops here: say how to go on (issue 14)
             problems.append(f"{exc.message}; {WAYS_OUT}")
         except ConflictError as exc:

@@ -23,6 +23,14 @@ Remote names hold no space or newline (Git refuses them), so a line splits from 
 one of a remote's several push URLs took is kept under a key of its own, the remote's name, a
 space and a digest of that URL (``remote_of`` names the remote), and under the remote's name only
 what every one of them holds (``service.replication.push_targets``).
+
+``pushed-v0`` says which of those tips ``git push`` itself gave, and when: one line ``<remote>
+<ref> <head> <unix seconds>`` for each stream a pre-push hook's publication moved (in the
+background or, with ``hn.prePush block``, in the hook), kept ``PUSHED_WINDOW`` seconds (a
+newcomer who had just recorded and pushed read sync's "up to date" as "nothing was published":
+``pushed_lately`` lets sync say what the push did). Advice only: derived, best effort, not
+locked (two publishers at once may lose a line); a file that is missing, unsafe, malformed or
+over ``PUSHED_MAX`` bytes means "nothing said".
 """
 
 from __future__ import annotations
@@ -342,3 +350,66 @@ def _compact(repo: Repo) -> None:
         newest[(remote, ref)] = head
     text = "".join(_line(r, ref, h) for (r, ref), h in sorted(newest.items()))
     private.write_private(repo.hn_dir, path(repo), text.encode("utf-8", "surrogateescape"))
+
+
+PUSHED = "pushed-v0"  # the tips a ``git push``'s own publication gave each remote lately, and when
+PUSHED_WINDOW = 600  # seconds a line is kept (and said by sync)
+PUSHED_MAX = 1 << 20
+
+
+def pushed_path(repo: Repo) -> str:
+    return os.path.join(repo.hn_dir, "replication", PUSHED)
+
+
+def _read_pushed(repo: Repo, now: float) -> list[tuple[str, str, str, int]]:
+    """(remote, ref, head, time) of the lines younger than ``PUSHED_WINDOW`` ([] when the file is
+    missing or cannot be trusted: a line malformed, or a time to come, doubts it all)."""
+    try:
+        data = private.read_private(repo.hn_dir, pushed_path(repo), max_bytes=PUSHED_MAX) or b""
+        text = data.decode("utf-8", "surrogateescape")
+    except (HnError, OSError):
+        return []
+    rows = []
+    for line in lines_of(text):
+        parts = line.rsplit(" ", 3)
+        if len(parts) != 4 or not parts[0] or not parts[1].startswith("refs/hn/memory/") or \
+                not is_oid(parts[2]) or not parts[3].isascii() or not parts[3].isdigit() or len(parts[3]) > 12:
+            return []
+        if int(parts[3]) > now + 60:
+            return []
+        rows.append((parts[0], parts[1], parts[2], int(parts[3])))
+    return [r for r in rows if now - r[3] < PUSHED_WINDOW]
+
+
+def note_pushed(repo: Repo, remote: str, heads: dict[str, str], now: float | None = None) -> None:
+    """After a pre-push hook's publication moved ``heads`` (ref -> tip) on ``remote``: write
+    them down with the time, beside the lines of the window that are still the newest of their
+    (remote, ref). Best effort: never raises."""
+    import time
+
+    if not heads:
+        return
+    now = time.time() if now is None else now
+    kept = [r for r in _read_pushed(repo, now) if r[0] != remote or r[1] not in heads]
+    rows = kept + [(remote, ref, head, int(now)) for ref, head in sorted(heads.items())]
+    data = "".join(f"{r} {ref} {head} {when}\n" for r, ref, head, when in rows).encode("utf-8", "surrogateescape")
+    if len(data) > PUSHED_MAX:
+        return  # (a publication of ~7,000 streams: said by no sync, as before)
+    try:
+        private.write_private(repo.hn_dir, pushed_path(repo), data, derived=True)
+    except (HnError, OSError):
+        pass
+
+
+def pushed_lately(repo: Repo, remote: str, same: dict[str, str], now: float | None = None) -> list[int]:
+    """When a ``git push``'s publication gave ``remote`` each of ``same`` (ref -> the local tip
+    the remote holds), for those it gave at exactly that tip within ``PUSHED_WINDOW`` seconds:
+    the times. One ``lstat`` when no push published lately."""
+    import time
+
+    try:
+        os.lstat(pushed_path(repo))
+    except OSError:
+        return []  # (the usual sync: nothing more)
+    now = time.time() if now is None else now
+    return [when for r, ref, head, when in _read_pushed(repo, now) if r == remote and same.get(ref) == head]

@@ -207,7 +207,8 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
                 urls = push_targets.split(repo, remote, url) if local else None
                 result.published = push_targets.publish_streams(
                     repo, remote, urls, result.held, local, result.sent, result.own, stall) if urls else \
-                    publish_streams(repo, remote, advertised, result.held, local, result.sent, result.own, url)
+                    publish_streams(repo, remote, advertised, result.held, local, result.sent, result.own, url,
+                                    result.by_push)
                 serial.forget_failure(repo, remote)  # (what a push's background publication failed is published now)
         except PhaseError as exc:
             result.publication_error = exc.message

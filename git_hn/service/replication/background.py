@@ -167,7 +167,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
                 allowed, _held = gate.gate(repo, remote, todo, bases, listing)
                 ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
                 if ready:
-                    publish.push(repo, remote, ready, allowed, exact=True)
+                    push_now(repo, remote, ready, allowed)
                     renew = quiet
         serial.forget_failure(repo, remote)
         if renew:
@@ -176,6 +176,21 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
         _record_failure(repo, remote, exc)
     finally:
         _clear(repo, running_marker(repo, remote))
+
+
+def push_now(repo: Repo, remote: str, ready: list[str], allowed: dict[str, str]) -> None:
+    """A pre-push hook's publication of ``ready`` (in this publisher, or in a block-mode hook):
+    ``publish.push`` of the tips ``allowed``, then what it moved written down with the time
+    (``given.note_pushed``), for the next sync's "up to date" to say what the push did; what
+    a failed push moved before it failed too."""
+    from ...store import given
+    from . import publish
+
+    sent: list[str] = []
+    try:
+        publish.push(repo, remote, ready, allowed, exact=True, sent=sent)
+    finally:
+        given.note_pushed(repo, remote, {r: allowed[r] for r in sent if r in allowed})
 
 
 def _record_failure(repo: Repo, remote: str, exc: HnError) -> None:

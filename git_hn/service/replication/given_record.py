@@ -17,12 +17,17 @@ from ...store import statedb
 from ...store.repo import Repo
 
 
-def note_held(repo: Repo, remote: str, same: dict[str, str]) -> None:
+def note_held(repo: Repo, remote: str, same: dict[str, str], lately: list | None = None) -> None:
     """The streams ``remote`` holds at their local tips, into the publication journal when it
-    does not say so (a journal moved aside, or one an earlier git-hn never wrote)."""
+    does not say so (a journal moved aside, or one an earlier git-hn never wrote). ``lately``
+    gets when a ``git push``'s own publication gave it those tips, for those it gave lately
+    (``given.pushed_lately``: one ``lstat`` when none)."""
     if not same:
         return
     from ...store import given
+
+    if lately is not None:
+        lately.extend(given.pushed_lately(repo, remote, same))
 
     if os.path.lexists(given.path(repo)):  # the usual sync: the state's record says it already
         recorded = _recorded(repo, remote, sorted(same))

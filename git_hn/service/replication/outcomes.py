@@ -243,6 +243,7 @@ class SyncResult:
         self.held: list = []  # gate.Held: streams published only up to a memory that must wait
         self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
         self.own: list[str] = []  # the user's own stream refs (local), as publication listed them
+        self.by_push: list[int] = []  # when a git push published streams the remote holds at their tips, lately
         self.rebased: list = []  # store.reanchor.Rebased: own streams rebased on the remote's (--rebase)
         self.branches_fetched = False  # the sync fetched the remote's branches for missing anchors
         # the remote has (or may have) branches this clone's fetch refspecs do not bring (a
@@ -600,7 +601,8 @@ class SyncResult:
             if self.publication_error:  # nothing to import, and the publication failed (below)
                 return f"Sync with {self.remote} incomplete: " + (", ".join(x for x in (sent, held) if x)
                                                                   or "nothing to import, publication failed")
-            return f"Synchronized with {self.remote}: " + (", ".join(x for x in (sent, held) if x) or "up to date")
+            return f"Synchronized with {self.remote}: " + (", ".join(x for x in (sent, held) if x) or
+                                                           "up to date" + self._by_push())
         imported = f"imported {counted(self.imported, 'memory', 'memories')}"
         mine = self._own_imported()
         if mine:
@@ -619,6 +621,21 @@ class SyncResult:
         # a sync that exits 1 does not say "Synchronized" above its error line
         head = f"Sync with {self.remote} incomplete" if self.exit_message() else f"Synchronized with {self.remote}"
         return f"{head}: " + ", ".join(parts)
+
+    def _by_push(self) -> str:
+        """After "up to date": that the user's ``git push`` published those streams lately
+        (``given.pushed_lately``; a newcomer read "up to date" right after a push as "nothing was
+        published"), and when (the oldest, when several pushes did)."""
+        if not self.by_push:
+            return ""
+        import time
+
+        ages = [max(0, int(time.time()) - when) for when in self.by_push]
+        what, oldest = counted(len(ages), "stream", "streams"), max(ages) // 60
+        if max(ages) - min(ages) >= 60:  # (several pushes)
+            return f" (your git pushes published {what} there in the last {oldest + 1} minutes)"
+        ago = "less than a minute ago" if not oldest else f"{oldest} minute{'s' if oldest > 1 else ''} ago"
+        return f" (your git push published {what} there {ago})"
 
     def _own_imported(self) -> int:
         """How many imported memories are in the user's own streams (``own``)."""

@@ -102,7 +102,8 @@ def invalid_streams(remote: str, published: int, why: str) -> PhaseError:
 
 def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
                     held: list | None = None, local: list[str] | None = None,
-                    sent: list | None = None, own: list | None = None, url: str | None = None) -> int:
+                    sent: list | None = None, own: list | None = None, url: str | None = None,
+                    lately: list | None = None) -> int:
     """The publication phase of ``git hn sync``: every verified local stream, each up to its
     first memory anchored on a commit the remote does not have (those go to ``held``);
     ``advertised`` (ref -> tip, from this run's advertisement) spares pushing what the remote
@@ -112,7 +113,8 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     this phase would. One listing of the memory refs serves verification, the tips and the gate
     (the tips pushed are the ones verified). For the summary a person reads: ``sent`` gets the
     refs the push moved on the remote, ``own`` the user's own stream refs. ``url``: the URL the
-    advertisement came from (it settles stopped offers only where the remote pushes there)."""
+    advertisement came from (it settles stopped offers only where the remote pushes there);
+    ``lately``, when a ``git push`` published the streams the remote holds at their tips (``note_held``)."""
     refs, listing, valid, why = own_streams(repo, remote, local, own)
     if not refs:
         return 0
@@ -120,7 +122,7 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     if advertised is not None and url is not None:
         settle_stopped(repo, remote, advertised, url)
     todo = [r for r in valid if advertised is None or advertised.get(r) != heads.get(r)]
-    note_held(repo, remote, {r: heads[r] for r in valid if r in heads and r not in todo})
+    note_held(repo, remote, {r: heads[r] for r in valid if r in heads and r not in todo}, lately)
     bases = {r: advertised[r] for r in todo if advertised and r in advertised}
     withheld = secret_shaped(repo, listing, todo, bases)
     todo = [r for r in todo if r not in withheld]
