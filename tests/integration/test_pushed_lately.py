@@ -1,0 +1,139 @@
+"""Sync's "up to date" right after a ``git push`` that published memory (``given.pushed_lately``).
+
+A newcomer recorded a memory, pushed (the pre-push hook published it in the background), then
+ran ``git hn sync``, which said "Synchronized with origin: up to date": true, and read as
+"nothing was published". Now the line says that the push published those streams, and when,
+for ten minutes after the push; a sync that published itself, an older push, another remote and
+a record that cannot be trusted leave the bare words. Real repositories, a real bare remote,
+real pushes with the hooks installed; the clock is moved by writing the record's times into the
+past, through the file itself.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import commit_on, git, hn, shared_remote, wait_publication
+
+UP_TO_DATE = "Synchronized with origin: up to date\n"
+PUSHED = "Synchronized with origin: up to date (your git push published 1 stream there less than a minute ago)\n"
+
+
+def _record(repo, content: str) -> None:
+    r = hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", content)
+    assert r.code == 0, r.err
+
+
+def _summary(repo) -> str:
+    r = hn(repo, "sync")
+    assert r.code == 0, r.err
+    return r.out.splitlines(keepends=True)[-1]
+
+
+def _memo(repo) -> Path:
+    return Path(repo) / ".git" / "hn" / "replication" / "pushed-v0"
+
+
+def _hooked(tmp_path, mode: str = "warn"):
+    """Alice's clone of a bare remote, hooks installed, every stream selected, one memory
+    published by a sync and imported back (so a later sync imports nothing of her own): (remote,
+    alice)."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    assert hn(alice, "hooks", "install").code == 0
+    git(alice, "config", "hn.prePush", mode)
+    assert hn(alice, "replication", "select", "--all").code == 0
+    _record(alice, "first")
+    assert _summary(alice) == "Synchronized with origin: published 1 stream\n"
+    assert _summary(alice).startswith("Synchronized with origin: imported 1 memory (your own)")
+    assert _summary(alice) == UP_TO_DATE  # (and the quiet record: the push's publisher imports its own back)
+    return remote, alice
+
+
+def _push(repo) -> None:
+    git(repo, "push", "-q", "origin", "main")
+    wait_publication(repo)
+
+
+def test_a_sync_right_after_a_push_that_published_says_the_push_did(tmp_path):
+    remote, alice = _hooked(tmp_path)
+    commit_on(alice, None, "b.txt")
+    _record(alice, "second, published by the push")
+    _push(alice)
+    local = git(alice, "for-each-ref", "--format=%(objectname)", "refs/hn/memory")
+    assert git(remote, "for-each-ref", "--format=%(objectname)", "refs/hn/memory") == local  # (published)
+    r = hn(alice, "sync")
+    assert r.code == 0 and r.out.endswith(PUSHED), r.out
+    assert hn(alice, "sync").out.endswith(PUSHED)  # (within the window: each sync says it)
+    # --json is as it was: the same keys, the same counts
+    doc = json.loads(hn(alice, "sync", "--json").out)
+    assert set(doc) == {"version", "remote", "outcomes", "verifiedEvents", "promoted", "importedMemories",
+                        "published"} and doc["published"] == 1 and doc["promoted"] == 0
+    # the record: the remote, the ref, the tip and the time, private
+    memo = _memo(alice)
+    assert (memo.stat().st_mode & 0o777) == 0o600
+    (line,) = memo.read_text().splitlines()
+    name, ref, tip, when = line.split(" ")
+    assert (name, f"{ref} {tip}") == ("origin", git(alice, "for-each-ref", "--format=%(refname) %(objectname)",
+                                                      "refs/hn/memory")) and when.isdigit()
+    _age(alice, 150)
+    assert _summary(alice) == ("Synchronized with origin: up to date (your git push published 1 stream there "
+                               "2 minutes ago)\n")
+    _age(alice, 460)  # (ten minutes and a bit: the bare words)
+    assert _summary(alice) == UP_TO_DATE
+
+
+def _age(repo, seconds: int) -> None:
+    memo = _memo(repo)
+    rows = [line.rsplit(" ", 1) for line in memo.read_text().splitlines()]
+    memo.write_text("".join(f"{rest} {int(when) - seconds}\n" for rest, when in rows))
+
+
+def test_a_block_mode_push_that_published_in_its_hook_says_so_too(tmp_path):
+    remote, alice = _hooked(tmp_path, "block")
+    _record(alice, "anchored on a commit origin has: the hook publishes it before the push goes on")
+    commit_on(alice, None, "b.txt")
+    _push(alice)
+    assert git(remote, "for-each-ref", "--format=%(objectname)", "refs/hn/memory") == \
+        git(alice, "for-each-ref", "--format=%(objectname)", "refs/hn/memory")
+    # (no background publisher imported its own memory back, as the next sync then does)
+    assert _summary(alice).startswith("Synchronized with origin: imported 1 memory (your own)")
+    assert _summary(alice) == PUSHED
+
+
+def test_what_a_sync_published_itself_or_a_newer_memory_is_not_said_to_be_the_push(tmp_path):
+    remote, alice = _hooked(tmp_path)
+    commit_on(alice, None, "b.txt")
+    _record(alice, "published by the push")
+    _push(alice)
+    _record(alice, "then one more, published by sync")
+    r = hn(alice, "sync")
+    assert r.code == 0 and r.out.endswith("Synchronized with origin: published 1 stream\n"), r.out
+    assert _summary(alice).startswith("Synchronized with origin: imported 1 memory (your own)")
+    assert _summary(alice) == UP_TO_DATE  # (the remote holds a tip no push gave it)
+
+
+def test_a_record_that_cannot_be_trusted_says_nothing_more(tmp_path):
+    remote, alice = _hooked(tmp_path)
+    commit_on(alice, None, "b.txt")
+    _record(alice, "published by the push")
+    _push(alice)
+    memo = _memo(alice)
+    good = memo.read_bytes()
+    for data in (b"junk\n", good + b"origin refs/hn/memory/x y 1\n", good.replace(b" ", b"  ", 1)):
+        memo.write_bytes(data)
+        assert _summary(alice) == UP_TO_DATE, data
+    memo.write_bytes(good)
+    memo.chmod(0o644)  # (not private)
+    assert _summary(alice) == UP_TO_DATE
+    memo.unlink()
+    memo.symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "elsewhere").write_bytes(good)
+    (tmp_path / "elsewhere").chmod(0o600)
+    assert _summary(alice) == UP_TO_DATE
+    # another remote's line says nothing of origin
+    memo.unlink()
+    memo.write_bytes(good.replace(b"origin ", b"backup ", 1))
+    memo.chmod(0o600)
+    assert _summary(alice) == UP_TO_DATE
