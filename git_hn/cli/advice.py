@@ -119,10 +119,11 @@ def waits(repo, result) -> None:
 
 
 def said_lately(repo, text: str, again: list) -> None:
-    """A write's hint, ``text``; when this clone said the same text in full after a write within
-    the last ten minutes (``store.hints_said``), its shorter form (``again``: what is still so,
-    and the way out) and when it was said in full instead: an agent's burst of records repeated
-    the same long lines on each one. A hint whose count moves at each write (how many memories
+    """A hint, ``text``; when this clone said the same text in full within the last ten minutes
+    (``store.hints_said``), its shorter form (``again``: what is still so, and the way out) and
+    when it was said in full instead: an agent's burst of records repeated the same long lines on
+    each one (a write's hints), as a burst of syncs, empty recalls or empty logs did the one that
+    no replication selection is saved. A hint whose count moves at each write (how many memories
     wait) is known by the words its shorter form gives with it (``again``'s third item). The file
     is read and written only here, when there is a hint to print; a hint with no shorter form is
     said in full every time."""

@@ -518,10 +518,14 @@ def sync_command(args: list[str]) -> int:
         raise HnError(message + result.failure_pointer(as_json))
     if result.compatibility and result.imported and not as_json:
         # (hooks install and an empty recall say a fetch imports nothing without a selection: a
-        # newcomer whose sync then imported everything was told two things)
-        render.hint(f"no replication selection is saved for {remote}, so this sync imported every stream it "
-                    f"advertises; git hn replication select {'' if remote == 'origin' else remote + ' '}"
-                    "--memory sha256:<stream> (or --all) saves one, which the fetch hook follows too")
+        # newcomer whose sync then imported everything was told two things); shorter for ten
+        # minutes once said in full (a burst of syncs heard all of it each time)
+        select = f"git hn replication select {'' if remote == 'origin' else remote + ' '}"
+        advice.said_lately(repo, f"no replication selection is saved for {remote}, so this sync imported every "
+                           f"stream it advertises; {select}--memory sha256:<stream> (or --all) saves one, which the "
+                           "fetch hook follows too",
+                           [(f"still no replication selection is saved for {remote}, so this sync imported every "
+                             "stream it advertises", f"{select}--all, or --memory sha256:<stream>, saves one")])
     advice.hooks_gone(repo)  # (a team trial: husky's `npm install` rewrote its stubs, and pushes stopped publishing)
     return 0
 

@@ -138,7 +138,8 @@ def _written(repo, values: dict, req, max_count, held, notes: list) -> int:
             return 0
         from ..service import unimported
 
-        render.hint(unimported.nothing_here(repo))
+        again: list = []  # (said shorter within ten minutes of the full line: a burst of commands)
+        advice.said_lately(repo, unimported.nothing_here(repo, again), again)
         return 0
     if not sys.stdout.isatty():
         shared = core.shared_names([*authors, *known])

@@ -389,12 +389,18 @@ def brief_json_hint(repo, doc: dict, authors: dict | None = None) -> None:
 def empty_hint(repo) -> bool:
     """After a recall that matched nothing, in a clone with a remote but no saved replication
     selection: the team's memory is not imported until one is chosen (a fresh clone's usual
-    state; ``hooks install`` says the same). Whether it said so."""
+    state; ``hooks install`` says the same); within ten minutes of saying it in full, shorter
+    (``advice.said_lately``). Whether it said so."""
     from ..service import hooks
 
     text = hooks.selection_hint(repo)
     if text and repo.remote_names():
-        render.hint("nothing matched; " + text + ", then git hn sync")
+        from .advice import said_lately
+
+        # (an agent's burst of recalls heard it in full at each one: shorter for ten minutes)
+        said_lately(repo, "nothing matched; " + text + ", then git hn sync",
+                    [("nothing matched; still no replication selection is saved here, so a fetch imports no memory",
+                      "git hn replication select --all or --memory sha256:<stream>, then git hn sync")])
         return True
     return False
 

@@ -98,11 +98,12 @@ def hint(repo: Repo) -> str:
         f"{'it selects' if one else 'they select'} (a git fetch imports only when it moves a branch)"))))
 
 
-def nothing_here(repo: Repo) -> str:
+def nothing_here(repo: Repo, again: list | None = None) -> str:
     """The line of ``memory log`` and ``memory view`` when this clone holds no memory at all: what
     imports the team's (no selection saved, one not synced yet, or one that selects no stream)
     and what adds one's own. (A newcomer trial: view wrote an empty page and said nothing, where
-    log, recall and the brief said what to run.)"""
+    log, recall and the brief said what to run.) ``again`` gets the shorter form of the line that
+    no selection is saved (what is still so, the way out: ``cli.advice.said_lately``)."""
     from ..store.identity import active_actor
     from .hooks import selection_hint
 
@@ -116,5 +117,9 @@ def nothing_here(repo: Repo) -> str:
     waiting = "" if team else hint(repo)
     if waiting:  # (a newcomer trial: a saved selection had imported nothing; the sync comes first)
         return f"no memory here yet: {waiting}; to add your own, {first}record one with git hn memory record"
+    if team and again is not None:
+        again.append(("no memory here yet, and still no replication selection is saved here, so a fetch imports "
+                      "no memory", "git hn replication select --all or --memory sha256:<stream>, then git hn sync, "
+                      f"imports the team's; to add your own, {first}record one with git hn memory record"))
     return f"no memory here yet: {first}record one with git hn memory record" + (f"; {team}, then git hn sync"
                                                                                   if team else "")

@@ -1,10 +1,12 @@
-"""The hints a write command said in full lately: ``<common-gitdir>/hn/hints-said-v0``, a
-private file (CONTRACT §2.3, §2.4 through ``store.private``), never committed or fetched.
+"""The hints a command said in full lately: ``<common-gitdir>/hn/hints-said-v0``, a private
+file (CONTRACT §2.3, §2.4 through ``store.private``), never committed or fetched.
 
 A burst of records (an agent's) repeated the same long hint on every one (the memory left out
-for want of a trust policy, its publication waiting for a push); the CLI (``cli.advice``) says it
-in full once, and within ``WINDOW`` seconds of that says a shorter line instead. This module
-decides which, from this file alone, and is loaded only when a write has a hint to print.
+for want of a trust policy, its publication waiting for a push), as a burst of syncs, empty
+recalls or empty logs did the one that no replication selection is saved; the CLI
+(``cli.advice``) says it in full once, and within ``WINDOW`` seconds of that says a shorter line
+instead. This module decides which, from this file alone, and is loaded only when a command has
+such a hint to print.
 
 Owns: the file's format, one line per hint said in full, ``<unix seconds> <sha256 hex of the
 hint's text>`` (a digest: the hint's text, a branch name in it, is never stored), at most
