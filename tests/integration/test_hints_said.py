@@ -213,3 +213,83 @@ def test_a_write_with_no_hint_never_touches_the_memo(inited):
     assert (after.st_ino, after.st_mtime_ns, after.st_atime_ns) == (before.st_ino, before.st_mtime_ns,
                                                                      before.st_atime_ns)
     assert memo.read_bytes() == b"1 " + b"0" * 64 + b"\n"
+
+
+NO_SELECTION_SYNC = ("git-hn: hint: no replication selection is saved for origin, so this sync imported every stream "
+                     "it advertises; git hn replication select --memory sha256:<stream> (or --all) saves one, which "
+                     "the fetch hook follows too\n")
+NO_SELECTION_RECALL = ("git-hn: hint: nothing matched; no replication selection is saved here, so a fetch imports no "
+                       "memory; choose what to import with git hn replication select --all (or --memory "
+                       "sha256:<stream>), then git hn sync\n")
+NO_SELECTION_LOG = ("git-hn: hint: no memory here yet: record one with git hn memory record; no replication "
+                    "selection is saved here, so a fetch imports no memory; choose what to import with git hn "
+                    "replication select --all (or --memory sha256:<stream>), then git hn sync\n")
+
+
+def _team(tmp_path):
+    """Alice published a memory to a bare remote (a real push with her hooks installed); Bob
+    cloned it, with an identity and the hooks, and no replication selection: (alice, bob)."""
+    from helpers import shared_remote, wait_publication
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    for repo in (alice, bob):
+        assert hn(repo, "hooks", "install").code == 0
+    _publish(alice, "a.txt", wait_publication)
+    return alice, bob
+
+
+def _publish(alice, name: str, wait) -> None:
+    """A commit and a memory on it, pushed: the pre-push hook publishes the memory."""
+    (Path(alice) / name).write_text(name)
+    git(alice, "add", name)
+    git(alice, "commit", "-q", "-m", name)
+    _record(alice)
+    git(alice, "push", "-q", "origin", "main")
+    wait(alice)
+
+
+def test_a_burst_of_empty_recalls_and_logs_says_no_selection_in_full_once_then_shorter(tmp_path):
+    """A newcomer's (or an agent's) clone with no selection: each empty recall, and each empty
+    log, repeated the whole hint; now once in full, then one shorter line that keeps what is so
+    and the way out."""
+    _alice, bob = _team(tmp_path)
+    git(bob, "pull", "-q")  # (a real fetch with the hooks installed: it imports nothing, no selection)
+    recall = hn(bob, "memory", "recall", "--query", "lexer")
+    assert recall.code == 0 and recall.err == NO_SELECTION_RECALL, recall.err
+    for _ in range(2):
+        again = hn(bob, "memory", "recall", "--query", "lexer").err
+        assert _short(again, "git-hn: hint: nothing matched; still no replication selection is saved here, so a "
+                      "fetch imports no memory (git hn replication select --all or --memory sha256:<stream>, then "
+                      "git hn sync; said in full "), again
+    log = hn(bob, "memory", "log")
+    assert log.code == 0 and log.err == NO_SELECTION_LOG, log.err  # (its own text: in full once too)
+    again = hn(bob, "memory", "log").err
+    assert _short(again, "git-hn: hint: no memory here yet, and still no replication selection is saved here, so a "
+                  "fetch imports no memory (git hn replication select --all or --memory sha256:<stream>, then git "
+                  "hn sync, imports the team's; to add your own, record one with git hn memory record; said in "
+                  "full "), again
+    _age(bob, 601)  # (ten minutes on: in full again)
+    assert hn(bob, "memory", "recall", "--query", "lexer").err == NO_SELECTION_RECALL
+    # once a selection is saved, neither is said
+    assert hn(bob, "replication", "select", "--all").code == 0
+    assert "no replication selection" not in hn(bob, "memory", "recall", "--query", "lexer").err
+
+
+def test_a_burst_of_syncs_without_a_selection_says_it_in_full_once_then_shorter(tmp_path):
+    from helpers import wait_publication
+
+    alice, bob = _team(tmp_path)
+    first = hn(bob, "sync")
+    assert first.code == 0 and first.err == NO_SELECTION_SYNC, first.err
+    _publish(alice, "b.txt", wait_publication)  # (more to import: the next sync says it again)
+    second = hn(bob, "sync")
+    assert second.code == 0 and "imported 1 memory" in second.out, second.out
+    assert _short(second.err, "git-hn: hint: still no replication selection is saved for origin, so this sync "
+                  "imported every stream it advertises (git hn replication select --all, or --memory "
+                  "sha256:<stream>, saves one; said in full "), second.err
+    # another remote's line is another text: in full
+    git(bob, "remote", "add", "team", git(bob, "remote", "get-url", "origin"))
+    _publish(alice, "c.txt", wait_publication)
+    other = hn(bob, "sync", "team")
+    assert other.code == 0 and other.err == NO_SELECTION_SYNC.replace("for origin", "for team").replace(
+        "select --memory", "select team --memory"), other.err
