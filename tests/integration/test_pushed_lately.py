@@ -125,6 +125,10 @@ def test_a_record_that_cannot_be_trusted_says_nothing_more(tmp_path):
         memo.write_bytes(data)
         assert _summary(alice) == UP_TO_DATE, data
     memo.write_bytes(good)
+    assert _summary(alice) == PUSHED  # (the record as it was: said)
+    _age(alice, -3600)  # a time to come (a clock set back, a file written by hand) is not "lately"
+    assert _summary(alice) == UP_TO_DATE
+    memo.write_bytes(good)
     memo.chmod(0o644)  # (not private)
     assert _summary(alice) == UP_TO_DATE
     memo.unlink()
