@@ -12,9 +12,10 @@ Fixtures (registered for every test through ``tests/conftest.py``)
     Factory: ``git init --bare`` under a per-test directory. Use its path directly as a
     ``file://`` remote (``path.as_uri()`` or the plain path), or hand it to the servers below.
 
-``git_daemon(bare_path) -> "git://127.0.0.1:<port>/<name>"``
+``git_daemon(bare_path, informative=True) -> "git://127.0.0.1:<port>/<name>"``
     Factory: one ``git daemon --export-all --enable=receive-pack --reuseaddr
-    --informative-errors --base-path=<parent of bare_path>`` per call, on a free port. The port
+    --informative-errors --base-path=<parent of bare_path>`` per call, on a free port (without
+    ``--informative-errors`` when ``informative`` is false, as a daemon runs by default). The port
     is picked by binding port 0 and closing it; if the daemon then fails to bind (another process
     took the port in between) it is started again on a new port (up to ``PORT_ATTEMPTS``).
     Readiness is the daemon's own "Ready to rumble" log line (``--verbose``, written to a log
@@ -415,8 +416,9 @@ def _connectable(port: int) -> bool:
 class GitDaemon:
     """``git daemon`` serving the parent directory of ``bare_path`` on 127.0.0.1."""
 
-    def __init__(self, bare_path, log_dir, extra_args: tuple[str, ...] = ()):
+    def __init__(self, bare_path, log_dir, extra_args: tuple[str, ...] = (), informative: bool = True):
         self.extra_args = extra_args  # such as ``--access-hook=PATH``
+        self.informative = informative  # False: every refusal is "access denied or repository not exported"
         self.repo = Path(bare_path).resolve()
         self.base = self.repo.parent
         self.log_dir = Path(log_dir)
@@ -442,8 +444,8 @@ class GitDaemon:
             with open(log, "wb") as fh:
                 proc = subprocess.Popen(
                     ["git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
-                     "--informative-errors", "--verbose", f"--listen={HOST}", f"--port={port}",
-                     f"--base-path={self.base}", *self.extra_args],
+                     *(["--informative-errors"] if self.informative else []), "--verbose", f"--listen={HOST}",
+                     f"--port={port}", f"--base-path={self.base}", *self.extra_args],
                     stdin=subprocess.DEVNULL, stdout=fh, stderr=fh, start_new_session=True)
             state = self._await_ready(proc, log, port)
             if state == "ready":
@@ -1041,8 +1043,8 @@ def git_daemon(tmp_path_factory):
     log_dir = tmp_path_factory.mktemp("git-daemon")
     daemons: list[GitDaemon] = []
 
-    def start(bare_path) -> str:
-        d = GitDaemon(bare_path, log_dir)
+    def start(bare_path, informative: bool = True) -> str:
+        d = GitDaemon(bare_path, log_dir, informative=informative)
         d.start()
         daemons.append(d)
         factory.servers[d.url] = d

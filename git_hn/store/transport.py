@@ -192,7 +192,13 @@ def listed(repo, url: str, options: tuple[str, ...] = (), patterns: tuple[str, .
 # a server's text.
 NO_CREDENTIALS = "the remote needs credentials and none were given"
 NO_PASSPHRASE = "ssh needs a passphrase or password, and git-hn's own Git processes cannot ask for one"
-ACCESS_REFUSED = "the remote refused access"  # (ssh's "Permission denied", git daemon's "access denied")
+ACCESS_REFUSED = "the remote refused access"  # (ssh's "Permission denied", a server's "access denied")
+# A git daemon without ``--informative-errors`` says "access denied or repository not exported" for
+# a path it has no repository at, one it does not export, and a service it does not run (a push
+# without receive-pack) alike: a newcomer's mistyped path read "the remote refused access". The
+# words name both and what to check, and claim neither; no credentials advice (git:// has none).
+NOT_EXPORTED = ("the remote's git daemon refused access or has no repository at that path (it does not say which: "
+                "check the path in the remote's URL, and that the server exports that repository)")
 CREDENTIALS_REFUSED = "the remote refused the credentials given"
 NO_REPOSITORY = "the server has no repository at the remote's URL"
 # Git's own line for an HTTP 404 (remote-curl's "fatal: repository '<url>' not found"): the URL
@@ -222,7 +228,8 @@ _UNREACHABLE = (
     ("could not read password", NO_CREDENTIALS),
     ("terminal prompts disabled", NO_CREDENTIALS),
     ("permission denied", ACCESS_REFUSED),
-    ("access denied", ACCESS_REFUSED),  # (git daemon: a push to one without receive-pack)
+    ("access denied or repository not exported", NOT_EXPORTED),  # (before "access denied": its own words)
+    ("access denied", ACCESS_REFUSED),
     ("the requested url returned error: 401", "the remote's server answered with HTTP 401 (no access)"),
     ("the requested url returned error: 403", "the remote's server answered with HTTP 403 (no access)"),
     ("the requested url returned error: 404", "the remote's server answered with HTTP 404 (no repository)"),
@@ -240,10 +247,14 @@ _DROPPED = ("kex_exchange_identification:", "ssh_exchange_identification:", "con
             "send-pack: unexpected disconnect", "fetch-pack: unexpected disconnect", "error: rpc failed")
 NO_ACCESS = (ACCESS_REFUSED, "the remote's server answered with HTTP 401 (no access)",
              "the remote's server answered with HTTP 403 (no access)")
-# the fixed words that say no Git server answered at the remote's URL (``NOT_REACHED``): a fetch
-# that failed so failed for want of the remote, not for its stream (``Outcome.fetch_failed``)
+# what a remote one may only read from says to a push (the publication's advice: stop publishing
+# there); ``NO_ACCESS`` alone gets credentials advice
+NOT_PUSHABLE = (*NO_ACCESS, NOT_EXPORTED)
+# the fixed words that say no Git server answered at the remote's URL, or may not have (a git
+# daemon's ``NOT_EXPORTED``) (``NOT_REACHED``): a fetch that failed so failed for want of the
+# remote, not for its stream (``Outcome.fetch_failed``)
 _NOT_REACHED_WORDS = ("host key verification failed", "does not appear to be a git repository", "repository not found",
-                      "remote error: no such repository",
+                      "remote error: no such repository", "access denied or repository not exported",
                       "could not resolve host", "could not resolve hostname", "connection refused",
                       "couldn't connect to server", "timed out", "the requested url returned error: 404")
 NOT_REACHED = frozenset({said for found, said in _UNREACHABLE if found in _NOT_REACHED_WORDS} | {CONNECTION_LOST})

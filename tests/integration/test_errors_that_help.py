@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from helpers import actor_of, git, hn, named, record_id, refs_snapshot, unhinted, wait_publication
+from helpers import actor_of, git, hn, named, record_id, refs_snapshot, shared_remote, unhinted, wait_publication
 
 RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
 RECALL_USAGE = "usage: git hn memory recall [filters] [bounds] [--json]"
@@ -627,6 +627,54 @@ def test_a_mistyped_http_url_is_said_to_have_no_repository(inited, bare_remote, 
                               "at the remote's URL\n"), r.err
         assert wrong not in r.out + r.err and "no-such" not in r.out + r.err
     assert refs_snapshot(inited) == before
+
+
+def test_a_git_daemon_without_informative_errors_is_said_to_refuse_or_lack_the_path(inited, bare_remote, git_daemon,
+                                                                                    tmp_path):
+    """A newcomer trial: a git daemon started without --informative-errors (its default) answers a
+    mistyped path with "access denied or repository not exported", as it answers a path it does
+    not export, and git-hn said "the remote refused access". The line says both, and what to check,
+    claiming neither: for the sync's advertisement, and for its fetch into quarantine (here an
+    access hook lets the advertisement's connection through and refuses the next), where it gets
+    no credentials advice (git:// has none). The URL is not repeated; nothing changes."""
+    from servers import GitDaemon
+
+    both = ("the remote's git daemon refused access or has no repository at that path (it does not say which: check "
+            "the path in the remote's URL, and that the server exports that repository)")
+    wrong = git_daemon(bare_remote("served.git"), informative=False).rsplit("/", 1)[0] + "/no-such-repository.git"
+    git(inited, "remote", "add", "mistyped", wrong)
+    before = refs_snapshot(inited)
+    r = hn(inited, "sync", "mistyped")
+    assert r.code == 1
+    assert r.err.endswith(f"replication advertisement failed for remote mistyped; {both}\n"), r.err
+    assert "no-such" not in r.out + r.err and "refused access;" not in r.err
+    assert refs_snapshot(inited) == before
+
+    (tmp_path / "team").mkdir()
+    remote, (alice, bob) = shared_remote(tmp_path / "team", "Alice", "Bob")
+    assert hn(alice, "replication", "select", "--all").code == 0
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Alice's").code == 0
+    assert hn(alice, "sync").code == 0
+    count = tmp_path / "connections"
+    hook = tmp_path / "access-hook"
+    hook.write_text(f'#!/bin/sh\nn=$(($(cat "{count}" 2>/dev/null || echo 0) + 1))\necho $n > "{count}"\n'
+                    '[ "$n" -lt 2 ]\n')  # (the advertisement's connection only)
+    hook.chmod(0o755)
+    with GitDaemon(remote, tmp_path, (f"--access-hook={hook}",), informative=False) as daemon:
+        git(bob, "remote", "set-url", "origin", daemon.url)
+        assert hn(bob, "replication", "select", "--all").code == 0
+        before = refs_snapshot(bob)
+        out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+        count.unlink()
+        r = hn(bob, "sync")
+    assert out["diagnostic"].endswith(f"failed exact fetch from remote origin: {both}"), out
+    assert "recovery" not in out, out
+    assert r.code == 1 and f"failed exact fetch from remote origin: {both}" in r.out, r.out
+    assert f"failed (structurally-invalid): {both}; its fetch from origin failed, not the stream: run git hn sync " \
+           "origin again once it can be reached (the Replication line above says why)\n" in r.err, r.err
+    assert "credentials" not in r.out + r.err and "ssh" not in r.out + r.err, (r.out, r.err)
+    assert refs_snapshot(bob) == before
 
 
 def test_a_reason_without_fixed_words_names_the_command_that_shows_it(inited, tmp_path):

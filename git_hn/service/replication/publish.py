@@ -25,7 +25,7 @@ from ...core.lines import lines_of
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
 from ...store import statedb, stateview, streams
-from ...store.transport import NO_ACCESS, remote_env, transport_allowed, unmirrored
+from ...store.transport import NOT_PUSHABLE, remote_env, transport_allowed, unmirrored
 from ...store.repo import Repo
 from .gate import gate, tracking
 from .given_record import note_held, published_heads, remember, settle_stopped
@@ -491,7 +491,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                 reason += f"; another push to {remote} was updating that ref: git hn sync {remote} again"
             elif refused_memory(reason) and not published and not to:  # (``push_targets`` advises)
                 advice = stop_publishing(remote)
-            elif reason.split(";")[0] in NO_ACCESS and not published and not to:  # (a remote one only reads from)
+            elif reason.split(";")[0] in NOT_PUSHABLE and not published and not to:  # (a remote one only reads from)
                 advice = (f"if you only read from {remote}, stop publishing there: git config "
                           f"remote.{remote}.hnPublish false")
             error = PhaseError(f"{error.message}: {reason}" + (f"; {advice}" if advice else ""), published)

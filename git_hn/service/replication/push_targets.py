@@ -213,11 +213,11 @@ def _failed(remote: str, index: int, count: int, reason: str, exc: PhaseError | 
     place = "at its push URL" if count == 1 else f"at push URL {index + 1} of {count}"
     lists = f"git remote get-url --push --all {remote} lists them" if count > 1 else f"git remote get-url --push {remote}"
     cause = getattr(exc, "cause", "") if exc is not None else ""
-    from ...store.transport import NO_ACCESS
+    from ...store.transport import NOT_PUSHABLE
     from .publish import refused_memory
 
     advice = ""
-    if exc is not None and not exc.published and (refused_memory(cause) or cause in NO_ACCESS) \
+    if exc is not None and not exc.published and (refused_memory(cause) or cause in NOT_PUSHABLE) \
             and "cannot lock ref" not in reason:
         advice = (f"if that repository never takes memory refs, stop publishing there: git config "
                   f"remote.{remote}.hnPublish false" if count == 1 else
