@@ -676,6 +676,15 @@ def test_a_git_daemon_without_informative_errors_is_said_to_refuse_or_lack_the_p
     assert "credentials" not in r.out + r.err and "ssh" not in r.out + r.err, (r.out, r.err)
     assert refs_snapshot(bob) == before
 
+    git(tmp_path, "clone", "-q", "--bare", str(remote), str(tmp_path / "read-only.git"))  # (main's commit there)
+    with GitDaemon(tmp_path / "read-only.git", tmp_path, ("--disable=receive-pack",), informative=False) as daemon:
+        git(alice, "remote", "add", "ro", daemon.url)  # (the same words for a push it does not take)
+        before = refs_snapshot(alice)
+        r = hn(alice, "sync", "ro")
+    assert r.code == 1 and f"publication failed for remote ro: {both}; if you only read from ro, stop publishing " \
+                           "there: git config remote.ro.hnPublish false" in r.err, r.err
+    assert refs_snapshot(alice) == before
+
 
 def test_a_reason_without_fixed_words_names_the_command_that_shows_it(inited, tmp_path):
     """A newcomer trial (f142): a failure git-hn has no fixed words for (here an ssh that prints a
