@@ -1351,6 +1351,56 @@ def test_a_ping_reusing_a_waiting_calls_id_does_not_break_that_call(inited):
     assert sum(1 for a in answers if a["result"] == {}) == 1  # (the ping's answer)
 
 
+def test_what_runs_nothing_is_answered_at_once_with_its_own_id_while_a_call_waits(inited):
+    """A newcomer trial (f153): an invalid request sent after a call still running was answered
+    first, out of request order. That is the design (twenty-fourth session, f153): calls and reads
+    run, and are answered, in the order they came; what runs nothing (a ping, ``tools/list``, a
+    request refused before dispatch) is not queued behind them, where a ping would wait out a
+    write's two minutes and read as a dead server. Every answer carries its request's id, so a
+    client matches them by id, as JSON-RPC has it. Here a write waits for the state's lock, held
+    as another git-hn holds it: the answers that run nothing come meanwhile, each with its id; a
+    read sent after the write is answered after it, and sees it."""
+    import subprocess
+
+    from test_busy_state_push import state_held
+
+    def request(ident, method, params=None):
+        return json.dumps({"jsonrpc": "2.0", "id": ident, "method": method,
+                           **({"params": params} if params is not None else {})}).encode() + b"\n"
+
+    assert hn(inited, "memory", "recall").code == 0  # (the state, and its lock file, made)
+    proc = subprocess.Popen(["git", "hn", "mcp", "--allow-write"], cwd=inited, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(b"".join(line + b"\n" for line in _initialized()))
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        with state_held(inited):
+            proc.stdin.write(request(10, "tools/call", {"name": "memory_record", "arguments": {
+                                 "kind": "observation", "content": "written while the state was busy"}})
+                             + request(11, "ping") + b'{"jsonrpc":"1.0","id":12,"method":"tools/list"}\n'
+                             + request(13, "tools/call", {"arguments": {}}) + request("fourteen", "tools/list")
+                             + request(15, "tools/call", {"name": "memory_recall",
+                                                          "arguments": {"includeUntrusted": True}}))
+            proc.stdin.flush()
+            early = [json.loads(proc.stdout.readline()) for _ in range(4)]  # (10 cannot end: the lock is held)
+        proc.stdin.close()
+        late = [json.loads(line) for line in proc.stdout.read().splitlines()]
+        assert proc.wait(timeout=120) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    by_id = {a["id"]: a for a in early}  # (in no set order among themselves: the relay answers 12 itself)
+    assert sorted(by_id, key=str) == [11, 12, 13, "fourteen"], early
+    assert by_id[11]["result"] == {} and by_id[12]["error"]["code"] == -32600, early
+    assert by_id[13]["error"]["code"] == -32602 and by_id["fourteen"]["result"]["tools"], early
+    assert [a["id"] for a in late] == [10, 15], late
+    assert not any(a["result"].get("isError") for a in late), late
+    made = json.loads(late[0]["result"]["content"][0]["text"])["result"]["memoryId"]
+    assert made in late[1]["result"]["content"][0]["text"]  # (the read sent after the write sees it)
+
+
 def test_an_invalid_request_with_a_valid_id_is_answered_with_that_id(inited):
     """A trial's case: ``"jsonrpc":"1.0"`` (id 65) got ``Invalid Request`` with a null id, and
     the client waited for 65 for ever. A message that parses as an object with a valid id gets
