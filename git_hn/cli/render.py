@@ -132,9 +132,12 @@ def write(text: str) -> None:
 
 
 def lines(items: list[str]) -> None:
+    """Lines on stdout, invisible characters spelled (content: its spaces kept). Their author
+    text had its backslashes spelled where it was put in (``gostr.content_text``, ``log.inert``,
+    ``hints.named_actor``), never here: the lines hold spellings (``invisible.spell_invisible``)."""
     from ..core.invisible import spell_invisible
 
-    text = [spell_invisible(line, spaces=False) for line in items]  # (content: its spaces kept)
+    text = [spell_invisible(line, spaces=False, spelled=True) for line in items]
     if sys.stdout.isatty():
         from rich.console import Console
 
@@ -152,7 +155,7 @@ def error(message: str) -> None:
     from ..core.gostr import one_line
     from ..core.invisible import spell_invisible
 
-    sys.stderr.write("git-hn: " + _bytes_spelled(spell_invisible(one_line(message))) + "\n")
+    sys.stderr.write("git-hn: " + _bytes_spelled(spell_invisible(one_line(message), spelled=True)) + "\n")
     sys.stderr.flush()
 
 
@@ -174,7 +177,8 @@ def warnings(texts) -> None:
     from ..core.invisible import spell_invisible
 
     for text in dict.fromkeys(texts):
-        sys.stderr.write(fitted("git-hn: warning: " + _bytes_spelled(spell_invisible(one_line(text)))) + "\n")
+        line = "git-hn: warning: " + _bytes_spelled(spell_invisible(one_line(text), spelled=True))
+        sys.stderr.write(fitted(line) + "\n")
     sys.stderr.flush()
 
 
@@ -184,7 +188,7 @@ def hint(text: str) -> None:
     from ..core.gostr import one_line
     from ..core.invisible import spell_invisible
 
-    sys.stderr.write(fitted("git-hn: hint: " + _bytes_spelled(spell_invisible(one_line(text)))) + "\n")
+    sys.stderr.write(fitted("git-hn: hint: " + _bytes_spelled(spell_invisible(one_line(text), spelled=True))) + "\n")
     sys.stderr.flush()
 
 

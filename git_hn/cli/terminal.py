@@ -532,7 +532,8 @@ def shortened_lines(lines: list[str]) -> str:
     origin``); a command or word wider than the terminal is left to the terminal to wrap."""
     screen = Screen(no_color=True)
     for line in lines:
-        for part in word_wrapped(LONG_ID.sub(r"\1", inert(line)), screen.width):
+        # (``spelled``: as piped, ``render.lines``; the author text in them was spelled where put in)
+        for part in word_wrapped(LONG_ID.sub(r"\1", logcore.inert(line, spelled=True)), screen.width):
             screen.copyable(Text(part))
     return screen.text()
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from ..errors import InputError
 from . import canonical
 from .gostr import Lazy, and_joined, content_text, one_line, quoted, safe_text
-from .invisible import spell_invisible
+from .invisible import spell_backslash, spell_invisible
 from .limits import WARNING
 from .policy import actor_standing
 from .grammar import utc_instant, utc_timestamp
@@ -446,7 +446,7 @@ def fence(text: str) -> str:
     longest backtick run in the text, and at least three."""
     longest = _longest_backticks(text)
     ticks = "`" * max(3, longest + 1)
-    body = safe_text(text)
+    body = spell_backslash(safe_text(text))  # (the one spelling ``_out`` leaves to it)
     if not body.endswith("\n"):
         body += "\n"
     return f"{ticks}text\n{body}{ticks}\n"
@@ -487,8 +487,10 @@ def _path(path: str, names: dict) -> str:
 
 def _out(text: str) -> bytes:
     """The brief's text as bytes, invisible characters spelled; a space other than U+0020 is
-    kept, for the content (prose), and spelled in names, paths and topics (``_code``, ``_name``)."""
-    return spell_invisible(text, spaces=False).encode("utf-8", "replace")
+    kept, for the content (prose), and spelled in names, paths and topics (``_code``, ``_name``).
+    Author text is spelled where it is put in (``_code``, ``_name``, ``fence``): a backslash of it
+    that begins ``\\u{`` is spelled there (``invisible.spell_backslash``), never here again."""
+    return spell_invisible(text, spaces=False, spelled=True).encode("utf-8", "replace")
 
 
 def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> bytes:
@@ -543,7 +545,7 @@ def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> byt
                    "reason:\n")
         out.append(fence(ch["reason"]))
         if ch["evidence"]:
-            out.append("Challenge evidence: " + ", ".join(one_line(e) for e in ch["evidence"]) + "\n")
+            out.append("Challenge evidence: " + ", ".join(spell_backslash(one_line(e)) for e in ch["evidence"]) + "\n")
     return _out("".join(out))
 
 

@@ -205,7 +205,7 @@ def md_anchor(rec, withheld=None) -> list[str]:
     if paths:
         out.append("paths: " + ", ".join(WITHHELD if withheld is not None and withheld(p) else _code(p)
                                          for p in paths))
-    return [spell_invisible(line) for line in out]
+    return [spell_invisible(line, spelled=True) for line in out]  # (``_code`` spelled the author's)
 
 
 def md_entry(it: Exported, withheld=None) -> list[str]:

@@ -146,13 +146,26 @@ def safe_text(s: str) -> str:
     return s if s.isprintable() else s.translate(_NON_TEXT_TO_FFFD)
 
 
+def spell_backslash(s: str) -> str:
+    """``s`` with every backslash that begins ``\\u{`` written ``\\u{5c}`` (``\\u{5c}u{202e}``):
+    author text that holds the six characters ``\\u{202e}`` would otherwise show exactly what a
+    real U+202E shows, spelled (*spoofing*: a reader told there is a direction control where there
+    is none, or a memory that mimics a hostile one). A ``\\u{…}`` of a human view is then always a
+    character git-hn spelled. The one rule, for every human view (``invisible.spell_invisible``);
+    where author text is put into text that is spelled as a whole later (its ``spelled``), it is
+    applied to that author text there (``content_text``). ASCII text costs one substring search."""
+    return s.replace("\\u{", "\\u{5c}u{") if "\\u{" in s else s
+
+
 def content_text(s: str) -> str:
     """Author content on a plain-text human line (git-hn): ``safe_text``, with every line after
     the first indented by two spaces. Lines that start in column 0 are git-hn's own, so content
     cannot add a record line of its own making (another actor's ID, ``trust=qualified``) to
     piped recall, digest or show output. The Unicode line and paragraph separators, which many
-    line readers (Python's ``splitlines``) take for line ends, are shown as ``\\u{…}``."""
-    return safe_text(s).replace("\n", "\n  ").replace("\u2028", "\\u{2028}").replace("\u2029", "\\u{2029}")
+    line readers (Python's ``splitlines``) take for line ends, are shown as ``\\u{…}`` by the
+    spelling every such line passes (``cli.render.lines``: ``invisible.spell_invisible``); a
+    backslash that begins ``\\u{`` is spelled here (``spell_backslash``), the only time."""
+    return spell_backslash(safe_text(s)).replace("\n", "\n  ")
 
 
 def tokens(text: str) -> list[str]:

@@ -301,7 +301,7 @@ def quoted_text(text: str, bound: int | None = None) -> str:
     ``bound`` characters after spelling out, so that the bound holds."""
     from .log import inert
 
-    shown = inert(text.replace("\\", "\\\\").replace('"', '\\"'))
+    shown = inert(text.replace("\\", "\\\\").replace('"', '\\"'), spelled=True)  # (its backslashes: escaped)
     return '"' + (shown[:bound] + "…" if bound is not None and len(shown) > bound else shown) + '"'
 
 

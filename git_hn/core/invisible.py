@@ -12,7 +12,11 @@ smuggling*); a display name with an invisible suffix looks exactly like another 
 (*impersonation*); direction controls and marks reorder a line (*Trojan Source*, CONTRACT §0.5
 names U+202A–U+202E and U+2066–U+2069). Human views therefore spell each of them as
 ``\\u{…}`` (lowercase hex), the form §0.5 gives the bidirectional controls. JSON output is
-protocol data and never passes here.
+protocol data and never passes here. A backslash of author text that begins ``\\u{`` is spelled
+too, ``\\u{5c}`` (``gostr.spell_backslash``): typed, ``\\u{202e}`` would show as a real U+202E
+does (*spoofing*), so a ``\\u{…}`` shown is always a character spelled here. That is done once,
+where the author text is first spelled; text spelled as a whole after its parts were
+(``spelled``) keeps its backslashes.
 
 Not spelled out: U+200C and U+200D (zero-width non-joiner and joiner) between two drawn
 non-ASCII characters, which scripts such as Persian and Indic ones and emoji sequences need
@@ -30,7 +34,7 @@ draw alike; a view that shows both says how each is written (``lookalikes``).
 
 from __future__ import annotations
 
-from .gostr import Lazy
+from .gostr import Lazy, spell_backslash
 
 # The class, as a regular-expression character set body (Default_Ignorable_Code_Point without
 # U+200C/U+200D, plus the line and paragraph separators, the bidirectional controls and the
@@ -161,21 +165,28 @@ def has_direction_control(s: str) -> bool:
     return re.search("[" + DIRECTION + "]", s) is not None
 
 
-def spell_invisible(s: str, spaces: bool = True) -> str:
+def spell_invisible(s: str, spaces: bool = True, spelled: bool = False) -> str:
     """Human output only: every invisible character of ``HIDDEN`` and every space of ``SPACES``
     written as ``\\u{…}``, and a zero-width joiner or non-joiner unless it joins two drawn
-    non-ASCII characters. ``spaces=False``: the spaces are kept, for a memory's content shown as
+    non-ASCII characters; and every backslash that begins ``\\u{`` written ``\\u{5c}``
+    (``spell_backslash``). ``spaces=False``: the spaces are kept, for a memory's content shown as
     a block (prose: French puts U+00A0 or U+202F before ``!`` and ``:``, Japanese U+3000 between
-    phrases; what tells one file or name from another is a path's or a name's own line)."""
+    phrases; what tells one file or name from another is a path's or a name's own line).
+    ``spelled``: text whose backslashes are spelled already or need no spelling: its author
+    parts were spelled where they were put in (a ``git-hn:`` line, the brief's Markdown, the
+    lines ``cli.render.lines`` writes), or it escapes every backslash itself
+    (``hints.quoted_text``); spelled twice, every ``\\u{…}`` would read as typed."""
+    if not spelled:
+        s = spell_backslash(s)
     if s.isascii():
         return s
     if _BLACK_FLAG in s and _FLAGS.search(s):  # (its tag characters stay, as one flag)
         parts = _FLAGS.split(s)
         flags = _FLAGS.findall(s)
-        return "".join(spell_invisible(p, spaces) + (flags[k] if k < len(flags) else "")
+        return "".join(spell_invisible(p, spaces, spelled=True) + (flags[k] if k < len(flags) else "")
                        for k, p in enumerate(parts))
 
-    def spelled(m) -> str:
+    def spell(m) -> str:
         ch = m.group()
         if ch in _PRESENTATION and _presentation_kept(s, m.start()):
             return ch
@@ -183,7 +194,7 @@ def spell_invisible(s: str, spaces: bool = True) -> str:
             return ch
         return "\\u{%x}" % ord(ch)
 
-    return (_pattern() if spaces else _prose_pattern()).sub(spelled, s)
+    return (_pattern() if spaces else _prose_pattern()).sub(spell, s)
 
 
 def remove_invisible(s: str) -> str:

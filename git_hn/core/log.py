@@ -168,12 +168,13 @@ def fields(it: Item, shared: set[str] = frozenset()) -> Fields:
                   inert(it.summary, spaces=False))
 
 
-def inert(text: str, spaces: bool = True) -> str:
+def inert(text: str, spaces: bool = True, spelled: bool = False) -> str:
     """Author text for one human line: control characters shown as U+FFFD as in recall's lines
     (``safe_text``), line breaks and tabs as spaces, bidirectional controls and every other
     invisible character (``core.invisible``) spelled as ``\\u{…}``; ``spaces=False`` for a line
-    of content (prose keeps its spaces: ``spell_invisible``)."""
-    return spell_invisible(one_line(safe_text(text)), spaces)
+    of content (prose keeps its spaces: ``spell_invisible``), and a backslash that begins
+    ``\\u{`` spelled ``\\u{5c}`` unless ``spelled`` (text that escapes its backslashes itself)."""
+    return spell_invisible(one_line(safe_text(text)), spaces, spelled)
 
 
 def fit(f: Fields, width: int | None, cells=len) -> Fields:

@@ -104,3 +104,30 @@ def test_the_page_data_spells_them(world, tmp_path):
     assert memory["actorName"] == "Alice\\u{e0078}"
     assert memory["content"].startswith("Deploy on Tuesdays.\\u{e0049}\\u{e0047}")
     assert memory["topics"] == ["ops\\u{200b}x"] and "\\u{2061}" in text
+
+
+SPOOF = "real \u202e, typed \\u{202e}, and \\\u202e, \\\\u{200b}"  # (a backslash before a real one, and two)
+
+
+def test_a_typed_escape_cannot_pose_as_a_spelled_invisible_character(tmp_path):
+    """A newcomer trial (f153), *spoofing*: an author who typed the six characters ``\\u{202e}``
+    was shown exactly as a real U+202E is spelled, so a reader could not tell a direction control
+    from text (and a memory could mimic a hostile one). A backslash of author text that begins
+    ``\\u{`` is spelled ``\\u{5c}`` on every human view: a ``\\u{…}`` shown is always a character
+    git-hn spelled. The JSON keeps the signed text byte for byte."""
+    repo = make_repo(tmp_path / "repo")
+    assert hn(repo, "init", "--name", "Typed \\u{202e} Name").code == 0
+    mid = record_id(repo, "--topic", "ops\\u{200b}x", content=SPOOF)
+    shown = "real \\u{202e}, typed \\u{5c}u{202e}, and \\\\u{202e}, \\\\u{5c}u{200b}"
+    views = {args: hn(repo, *args) for args in (("memory", "recall", "--include-untrusted"), ("memory", "show", mid),
+                                                ("memory", "log"), ("memory", "digest", "--include-untrusted"),
+                                                ("memory", "brief", "--markdown", "--include-untrusted"))}
+    for args, r in views.items():
+        assert r.code == 0 and shown in r.out, (args, r.out)
+    assert "Typed \\u{5c}u{202e} Name" in views[("memory", "log")].out
+    assert "`ops\\u{5c}u{200b}x`" in views[("memory", "brief", "--markdown", "--include-untrusted")].out
+    out = SGR.sub("", on_terminal(repo, [GIT_HN, "memory", "show", mid], 200, {"GIT_PAGER": "cat"}))
+    assert shown in out and "ops\\u{5c}u{200b}x" in out, out
+    recall = hn(repo, "memory", "recall", "--json", "--include-untrusted").json()
+    assert recall["memories"][0]["data"]["content"] == SPOOF
+    assert recall["memories"][0]["data"]["topics"] == ["ops\\u{200b}x"]
