@@ -1480,22 +1480,29 @@ def test_the_no_identity_line_quotes_both_of_its_commands(repo):
     assert hn(repo, "identity", "show").err == r.err
 
 
+def _edited_by(repo, tmp_path, monkeypatch, name: str, script: str):
+    """A memory to supersede, and the directory ``--edit`` keeps its file in, with ``$EDITOR`` a
+    shell script of ``script`` (its file is ``$1``)."""
+    import tempfile
+
+    old = record_id(repo, content="the cache is warm")
+    edits = tmp_path / "edits"
+    edits.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(edits))
+    for var in ("GIT_EDITOR", "VISUAL"):
+        monkeypatch.delenv(var, raising=False)
+    editor = tmp_path / name
+    editor.write_text(f"#!/bin/sh\n{script}\n")
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    return old, edits
+
+
 def test_an_edit_that_is_not_utf8_says_which_byte_as_content_file_does(inited, tmp_path, monkeypatch):
     """``supersede --edit`` with an editor that writes Latin-1 gave the content rule alone; it now
     says which byte at which offset of the kept file, in ``record --content-file``'s words (f143),
     and the kept file's name still ends the line."""
-    import tempfile
-
-    old = record_id(inited, content="the cache is warm")
-    edits = tmp_path / "edits"
-    edits.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(edits))
-    for name in ("GIT_EDITOR", "VISUAL"):
-        monkeypatch.delenv(name, raising=False)
-    editor = tmp_path / "latin1.sh"
-    editor.write_text('#!/bin/sh\nprintf "caf\\351 au lait\\n" > "$1"\n')
-    editor.chmod(0o755)
-    monkeypatch.setenv("EDITOR", str(editor))
+    old, edits = _edited_by(inited, tmp_path, monkeypatch, "latin1.sh", 'printf "caf\\351 au lait\\n" > "$1"')
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "supersede", old, "--edit")
     [kept] = list(edits.iterdir())
@@ -1513,25 +1520,17 @@ def test_an_edit_with_a_byte_not_utf8_below_the_scissors_line_is_signed_without_
     ``git commit --cleanup=scissors`` discards it) refused the edit (f145 left it so). The text is
     now cut first and only what is kept is decoded: the edit is signed as written above the line,
     and a byte above it is still refused with its offset in the kept file."""
-    import tempfile
-
-    old = record_id(inited, content="the cache is warm")
-    edits = tmp_path / "edits"
-    edits.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(edits))
-    for name in ("GIT_EDITOR", "VISUAL"):
-        monkeypatch.delenv(name, raising=False)
-    editor = tmp_path / "below.sh"  # (its own content, then the instructions it was given, then a Latin-1 note)
-    editor.write_text('#!/bin/sh\n{ printf "caf\\303\\251 au lait\\n\\n"; sed -n "/>8/,\\$p" "$1"; '
-                      'printf "# vu \\351t\\351\\n"; } > "$1.new"; mv "$1.new" "$1"\n')
-    editor.chmod(0o755)
-    monkeypatch.setenv("EDITOR", str(editor))
+    # (the editor writes its own content, then the instructions it was given, then a Latin-1 note)
+    old, edits = _edited_by(inited, tmp_path, monkeypatch, "below.sh",
+                            '{ printf "caf\\303\\251 au lait\\n\\n"; sed -n "/>8/,\\$p" "$1"; '
+                            'printf "# vu \\351t\\351\\n"; } > "$1.new"; mv "$1.new" "$1"')
     r = hn(inited, "memory", "supersede", old, "--edit", "--json")
     assert (r.code, unhinted(r.err)) == (0, ""), r.err
     shown = hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()
     assert shown["projection"]["data"]["content"] == "caf\u00e9 au lait"
     assert list(edits.iterdir()) == []  # (signed: nothing kept)
-    editor.write_text('#!/bin/sh\n{ printf "caf\\351\\n"; sed -n "/>8/,\\$p" "$1"; } > "$1.new"; mv "$1.new" "$1"\n')
+    (tmp_path / "below.sh").write_text('#!/bin/sh\n{ printf "caf\\351\\n"; sed -n "/>8/,\\$p" "$1"; } > "$1.new"; '
+                                       'mv "$1.new" "$1"\n')
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "supersede", r.json()["memoryId"], "--edit")
     [kept] = list(edits.iterdir())
