@@ -1,9 +1,9 @@
-"""``outcomes.seen_history``: what a chain that does not descend from the accepted head is (§11(a)
+"""``seen.seen_history``: what a chain that does not descend from the accepted head is (§11(a)
 calls each an equivocation): the author's two histories, or the remote's rollback or rewrite."""
 
 from __future__ import annotations
 
-from git_hn.service.replication.outcomes import seen_history
+from git_hn.service.replication.seen import seen_history
 
 ACCEPTED = {1: "sha256:" + "a" * 64, 2: "sha256:" + "b" * 64}
 

@@ -36,7 +36,7 @@ MAX_STREAMS = 100  # per remote: the hint names one and counts the rest
 # a hand-edited status was printed as it was)
 STATUSES = frozenset({"fetched", "over-budget", "structurally-invalid", "dependency-missing",
                       "relationship-invalid", "promotable", "equivocation"})
-# an equivocation's hint says what was seen (``outcomes.seen_history``): a red-team remote that
+# an equivocation's hint says what was seen (``seen.seen_history``): a red-team remote that
 # wrapped an author's memories in new commits got the hint "of "Alice": equivocation"
 SEEN = {"rewritten": "{remote} rewrote its commits (the same memories), not its author",
         "rolled-back": "{remote} rolled it back to an earlier memory, not its author",

@@ -25,7 +25,7 @@ from ...store.process import signals_held
 from ...store.quarantine import Quarantine
 from . import advertise, promote, quiet, serial, transfer
 from .meanwhile import while_fetching
-from .outcomes import SEAMS, Outcome, counted, phase, redact, residue, seen_history
+from .outcomes import SEAMS, Outcome, counted, phase, redact, residue
 
 
 SPILL_FROM = 4096  # new memories from which validation holds them compact (``spilled``)
@@ -536,7 +536,9 @@ class Import:
 
     def _not_descending(self, o: Outcome) -> None:
         """``o`` (its whole chain in ``o.memories``) does not descend from its accepted head:
-        §11(a)'s equivocation, said as what it is (``outcomes.seen_history``)."""
+        §11(a)'s equivocation, said as what it is (``seen.seen_history``, imported only then)."""
+        from .seen import seen_history
+
         ref = accepted_ref(self.remote, o.actor, o.id)
         got = self.accepted.source(ref) if self.accepted is not None else None
         ids = [m.memory_id for m in o.memories]
