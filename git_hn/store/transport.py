@@ -318,6 +318,22 @@ def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bo
             f"{sync}")
 
 
+# a server's own refusal of a fetch over git://, which carries no credentials (f154: "the remote
+# refused access" there got ssh's and HTTPS's credentials advice)
+GIT_REFUSED_WAY = ("git:// has no credentials: the server refused the fetch itself (check the path in the remote's "
+                   "URL, and ask whoever runs it to let you read that repository), then git hn sync {remote}")
+
+
+def refused_way(reason: str, remote: str, url: str = "", git=None) -> str:
+    """The way out of a fetch the remote refused access to (``reason`` in ``NO_ACCESS`` or
+    ``CREDENTIALS_REFUSED``), fitting ``url``'s transport: for a ``git://`` URL, where only the
+    server decides (a git daemon's access hook, what it exports), what to check; else the
+    credentials advice of a prompt that could not be shown (``without_terminal``)."""
+    if reason == ACCESS_REFUSED and (_scheme(url, "://") or "").lower() == "git":
+        return GIT_REFUSED_WAY.format(remote=remote)
+    return without_terminal(NO_CREDENTIALS, remote, url, git)
+
+
 def ssh_way(remote: str, refused: bool = False, start: str = "give Git the credentials without a prompt") -> str:
     """The way out for ssh that could not authenticate with no terminal: a key in an agent, and
     on a desktop whose askpass ``remote_env`` turned off (no ``SSH_ASKPASS``, ``DISPLAY`` set) a

@@ -686,6 +686,40 @@ def test_a_git_daemon_without_informative_errors_is_said_to_refuse_or_lack_the_p
     assert refs_snapshot(alice) == before
 
 
+def test_a_git_daemon_that_refuses_a_fetch_gets_advice_for_git_not_credentials(tmp_path):
+    """f154: a server's own "access denied" (a git daemon's access hook, with --informative-errors)
+    over git:// got the credentials advice of ssh and HTTPS (an ssh key, a credential helper) in the
+    stream's failure, though git:// carries none. Its advice says the server refused and what to
+    check; the stream is not blamed; nothing changes."""
+    from servers import GitDaemon
+
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(alice, "replication", "select", "--all").code == 0
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Alice's").code == 0
+    assert hn(alice, "sync").code == 0
+    count = tmp_path / "connections"
+    hook = tmp_path / "access-hook"  # (the advertisement's connection only; then the server's own words)
+    hook.write_text(f'#!/bin/sh\nn=$(($(cat "{count}" 2>/dev/null || echo 0) + 1))\necho $n > "{count}"\n'
+                    '[ "$n" -lt 2 ] || { echo "access denied"; exit 1; }\n')
+    hook.chmod(0o755)
+    way = ("git:// has no credentials: the server refused the fetch itself (check the path in the remote's URL, and "
+           "ask whoever runs it to let you read that repository), then git hn sync origin")
+    with GitDaemon(remote, tmp_path, (f"--access-hook={hook}",)) as daemon:
+        git(bob, "remote", "set-url", "origin", daemon.url)
+        assert hn(bob, "replication", "select", "--all").code == 0
+        before = refs_snapshot(bob)
+        out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+        count.unlink()
+        r = hn(bob, "sync")
+    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote refused access"), out
+    assert out["recovery"] == way, out
+    assert r.code == 1 and "failed exact fetch from remote origin: the remote refused access" in r.out, r.out
+    assert f"failed (structurally-invalid): {way} (the Replication line above says why)\n" in r.err, r.err
+    assert "credential helper" not in r.out + r.err and "ssh" not in r.out + r.err, (r.out, r.err)
+    assert refs_snapshot(bob) == before
+
+
 def test_a_reason_without_fixed_words_names_the_command_that_shows_it(inited, tmp_path):
     """A newcomer trial (f142): a failure git-hn has no fixed words for (here an ssh that prints a
     server's own error) pointed at "git ls-remote <remote>", which a shell reads as a redirection:

@@ -166,15 +166,16 @@ class Outcome:
         a prompt that could not be shown does (the fetch runs in a session of its own, without a
         terminal, so OpenSSH 9 says only "Permission denied" when it cannot ask for a passphrase,
         while the same sync's advertisement got through); anything else (a remote whose objects
-        are damaged, a reason Git's own message holds) keeps the stream's advice. ``url``, ``git``:
-        the URL fetched from and the runner that asks for a credential helper
+        are damaged, a reason Git's own message holds) keeps the stream's advice; over git://, which
+        has no credentials, what to check (``store.transport.refused_way``). ``url``, ``git``: the
+        URL fetched from and the runner that asks for a credential helper
         (``store.transport.without_terminal``)."""
-        from ...store.transport import CREDENTIALS_REFUSED, NO_ACCESS, NO_CREDENTIALS, NOT_REACHED, without_terminal
+        from ...store.transport import CREDENTIALS_REFUSED, NO_ACCESS, NOT_REACHED, refused_way, without_terminal
 
         refused = reason in (*NO_ACCESS, CREDENTIALS_REFUSED)
         self.fail("structurally-invalid", f"selection memory {self.id} failed exact fetch from remote {remote}"
                   + (f": {reason}" if reason else ""),
-                  recovery=without_terminal(NO_CREDENTIALS if refused else reason, remote, url, git) or None)
+                  recovery=(refused_way if refused else without_terminal)(reason, remote, url, git) or None)
         if reason and (unreached or reason in NOT_REACHED):
             self.fields["unreached"] = reason
         elif refused:  # (the fetch hook's way out: its recovery, not "run git hn sync", which fails alike)
