@@ -297,8 +297,7 @@ def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bo
     if reason not in (NO_CREDENTIALS, NO_PASSPHRASE, CREDENTIALS_REFUSED, ACCESS_REFUSED):
         return ""
     if not url and git is not None:
-        proc = git.run(["remote", "get-url", *(["--push"] if push else []), "--end-of-options", remote])
-        url = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+        url = remote_url(git, remote, push)
     kind = _credential_kind(url) if reason != NO_PASSPHRASE else "ssh"  # (ssh's own prompt)
     if (reason == CREDENTIALS_REFUSED and kind != "http") or (reason == ACCESS_REFUSED and kind != "ssh"):
         return ""  # (git daemon's "access denied" is no credentials' fault)
@@ -318,6 +317,19 @@ def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bo
             f"{sync}")
 
 
+def over_git_protocol(url: str) -> bool:
+    """Whether ``url`` is a ``git://`` URL: a git daemon's protocol, which carries no credentials
+    (only the server decides: its access hook, what it exports, the services it runs)."""
+    return (_scheme(url, "://") or "").lower() == "git"
+
+
+def remote_url(git, remote: str, push: bool = False) -> str:
+    """``remote``'s fetch URL (its first push URL with ``push``) as Git reaches it (``insteadOf``
+    applied), or "" when Git cannot say; ``git``: a ``store.git.Git``. One Git process."""
+    proc = git.run(["remote", "get-url", *(["--push"] if push else []), "--end-of-options", remote])
+    return proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+
+
 # a server's own refusal of a fetch over git://, which carries no credentials (f154: "the remote
 # refused access" there got ssh's and HTTPS's credentials advice)
 GIT_REFUSED_WAY = ("git:// has no credentials: the server refused the fetch itself (check the path in the remote's "
@@ -329,7 +341,7 @@ def refused_way(reason: str, remote: str, url: str = "", git=None) -> str:
     ``CREDENTIALS_REFUSED``), fitting ``url``'s transport: for a ``git://`` URL, where only the
     server decides (a git daemon's access hook, what it exports), what to check; else the
     credentials advice of a prompt that could not be shown (``without_terminal``)."""
-    if reason == ACCESS_REFUSED and (_scheme(url, "://") or "").lower() == "git":
+    if reason == ACCESS_REFUSED and over_git_protocol(url):
         return GIT_REFUSED_WAY.format(remote=remote)
     return without_terminal(NO_CREDENTIALS, remote, url, git)
 

@@ -173,3 +173,47 @@ def test_a_refusal_by_the_servers_update_hook_is_not_said_twice(clone):
     update.write_text("#!/bin/sh\ncase $1 in refs/hn/*) echo 'ask ops first' >&2; exit 1;; esac\n")
     r = hn(a, "sync")
     assert r.code == 1 and "(hook declined); the server said: ask ops first; if origin" in r.err, r.err
+
+
+@pytest.mark.parametrize("informative", [True, False])
+def test_a_background_publication_a_git_daemon_refuses_is_said_as_it_is_with_the_stop_publishing_advice(
+        tmp_path, informative):
+    """f154: a git daemon that refuses the background publication's push ("access denied", its
+    access hook's words) got ssh's advice (load the key into an agent), though git:// has no
+    credentials. The next push says the failure as it is; once it repeats, with the advice the
+    foreground publication gives (stop publishing to a remote one only reads from). The same for a
+    daemon without --informative-errors (f153's words for its ambiguous refusal)."""
+    from servers import GitDaemon
+
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    count = tmp_path / "pushes"
+    hook = tmp_path / "access-hook"  # (the user's pushes pass, each publication after one is refused)
+    hook.write_text(f'#!/bin/sh\n[ "$1" = receive-pack ] || exit 0\nn=$(($(cat "{count}" 2>/dev/null || echo 0) + 1))\n'
+                    f'echo $n > "{count}"\n[ $((n % 2)) -eq 1 ] || {{ echo "access denied"; exit 1; }}\n')
+    hook.chmod(0o755)
+    failed = "replication memory publication failed for remote origin: " + (
+        "the remote refused access" if informative else "the remote's git daemon refused access or has no repository "
+        "at that path (it does not say which: check the path in the remote's URL, and that the server exports that "
+        "repository)")
+    advice = "if you only read from origin, stop publishing there: git config remote.origin.hnPublish false"
+    with GitDaemon(remote, tmp_path, (f"--access-hook={hook}",), informative=informative) as daemon:
+        a = make_repo(tmp_path / "a")
+        git(a, "remote", "add", "origin", daemon.url)
+        git(a, "push", "-q", "-u", "origin", "main")
+        count.unlink()
+        assert hn(a, "init", "--name", "A").code == 0
+        assert hn(a, "hooks", "install").code == 0
+        _record_on_a_new_commit(a, 1)
+        first = _push(a)
+        _record_on_a_new_commit(a, 2)
+        second = _push(a)
+        _record_on_a_new_commit(a, 3)
+        third = _push(a)
+    assert (first.returncode, _said(first), second.returncode, third.returncode) == (0, [], 0, 0), first.stderr
+    assert _said(second) == [f"git-hn: the last background publication to origin failed (publishing again now): "
+                             f"{failed}"], second.stderr
+    assert _said(third) == [f"git-hn: the last background publication to origin failed again (publishing again now): "
+                            f"{failed}; {advice}"], third.stderr
+    assert "ssh" not in second.stderr + third.stderr
+    assert git(remote, "for-each-ref", "refs/hn") == "" and git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")

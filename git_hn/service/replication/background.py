@@ -234,12 +234,16 @@ def _detached(repo: Repo, exc: HnError, remote: str) -> str:
     remote runs without a terminal, F67). Git's own prompts for an
     HTTPS password are off in every Git process of git-hn's (``GIT_TERMINAL_PROMPT=0``), at a
     terminal too, so for those (no credentials, HTTP 401 or 403) only a credential helper does (a
-    review found the ssh advice said for an HTTPS remote)."""
-    from ...store.transport import ACCESS_REFUSED, NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE, ssh_way, without_terminal
+    review found the ssh advice said for an HTTPS remote). A git daemon's refusal (``git://``, no
+    credentials; f154: it got the ssh advice) is the failure as it is, as the foreground's."""
+    from ...store.transport import (ACCESS_REFUSED, NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE, over_git_protocol,
+                                    remote_url, ssh_way, without_terminal)
 
     cause = getattr(exc, "cause", "")
     if getattr(exc, "published", 0) or cause not in (*NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE):
         return exc.message
+    if cause == ACCESS_REFUSED and over_git_protocol(getattr(exc, "url", "") or remote_url(repo.git, remote, True)):
+        return exc.message  # (with its advice to stop publishing there, said once the refusal repeats)
     failed = f"replication memory publication failed for remote {remote}: {cause}"
     if cause not in (NO_PASSPHRASE, ACCESS_REFUSED):  # (Git's prompt for a password: HTTPS)
         return f"{failed}; {without_terminal(NO_CREDENTIALS, remote, git=repo.git, push=True)}"

@@ -32,6 +32,7 @@ class PhaseError(HnError):
         # background publication's record says it only once the same refusal repeats (``background``)
         self.advice = ""
         self.other_format = False  # the remote uses the other object format (``other_format``)
+        self.url = ""  # (a push's) the push URL it went to, when one of several (``push_targets``)
 
 
 def other_format(remote: str, theirs: int, ours: int, what: str = "") -> PhaseError:

@@ -127,7 +127,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
             reason = why[0] if why else "it did not answer git ls-remote"
             way = without_terminal(reason, remote, url, repo.git)  # (a review: the credential advice was lost here)
             failures.append(_failed(remote, index, count, f"{reason}; nothing was published there; " +
-                                    (way or f"git hn sync {remote} asks it again")))
+                                    (way or f"git hn sync {remote} asks it again"), url=url))
             counts.append(0)
             continue
         there, memory, lacking = asked
@@ -150,7 +150,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
             done += publish.push(repo, remote, ready, allowed, exact=True, sent=moved, to=(url, key, carried))
         except PhaseError as exc:
             done += exc.published
-            failures.append(_failed(remote, index, count, _reason(exc, remote), exc))
+            failures.append(_failed(remote, index, count, _reason(exc, remote), exc, url))
         counts.append(done)
     if sent is not None:
         sent.extend(r for r in dict.fromkeys(moved) if r not in sent)
@@ -206,10 +206,12 @@ def _as_remote(repo: Repo, url: str, settings: list[tuple[str, str]] | None) -> 
     return env
 
 
-def _failed(remote: str, index: int, count: int, reason: str, exc: PhaseError | None = None) -> PhaseError:
-    """The publication's error for one push URL: the remote's phase error, naming the URL by its
-    place (``git remote get-url --push --all`` lists them), with the advice that fits one URL of
-    several (``hnPublish`` would stop the others too)."""
+def _failed(remote: str, index: int, count: int, reason: str, exc: PhaseError | None = None,
+            url: str = "") -> PhaseError:
+    """The publication's error for one push URL (``url``, kept for the background publication's
+    advice, never said): the remote's phase error, naming the URL by its place (``git remote
+    get-url --push --all`` lists them), with the advice that fits one URL of several
+    (``hnPublish`` would stop the others too)."""
     place = "at its push URL" if count == 1 else f"at push URL {index + 1} of {count}"
     lists = f"git remote get-url --push --all {remote} lists them" if count > 1 else f"git remote get-url --push {remote}"
     cause = getattr(exc, "cause", "") if exc is not None else ""
@@ -226,8 +228,7 @@ def _failed(remote: str, index: int, count: int, reason: str, exc: PhaseError | 
                   f"(git remote set-url --delete --push {remote} URL)")
     error = PhaseError(f"{phase('memory publication', remote).message} {place} ({lists}): {reason}"
                        + (f"; {advice}" if advice else ""))
-    error.cause = cause
-    error.advice = advice
+    error.cause, error.advice, error.url = cause, advice, url
     return error
 
 
