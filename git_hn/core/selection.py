@@ -78,16 +78,18 @@ def compatibility_all(remote: str) -> Selection:
     return Selection(remote, all=True, budgets=dict(DEFAULT_BUDGETS), saved=False)
 
 
-def check(sel: Selection) -> Selection:
-    """§9.1 validation, in order; returns the selection with its lists sorted."""
+def check(sel: Selection, saved: bool = False) -> Selection:
+    """§9.1 validation, in order; returns the selection with its lists sorted. ``saved``: the
+    selection was read from its saved file, whose budget keys a refusal names after §9.1's text,
+    which names the option (f154: "max-events must be a positive integer" sent a user with a bad
+    ``maxEvents`` in the file to an option they never gave)."""
     if not is_remote_name(sel.remote):
         raise InputError("invalid replication remote name")
-    for flag, key, _default in BUDGETS:
-        value = sel.budgets.get(key)
+    for flag, key, value in (*((f, k, sel.budgets.get(k)) for f, k, _d in BUDGETS),
+                             ("max-streams", MAX_STREAMS_KEY, sel.max_streams)):
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise InputError(integer_rule(f"{flag} must be a positive integer", value))
-    if isinstance(sel.max_streams, bool) or not isinstance(sel.max_streams, int) or sel.max_streams <= 0:
-        raise InputError(integer_rule("max-streams must be a positive integer", sel.max_streams))
+            where = f"; budgets.{key} in the file is not one" if saved else ""
+            raise InputError(integer_rule(f"{flag} must be a positive integer{where}", value))
     if sel.all and (sel.actors or sel.proposals or sel.memories):
         raise InputError("--all is mutually exclusive with actor, proposal, and memory selectors")
     if not sel.all and not (sel.actors or sel.proposals or sel.memories):
@@ -172,7 +174,7 @@ def _decode(data: bytes, remote: str) -> Selection:
     sel = Selection(stored, strings("actors"), strings("proposals"), strings("memories"), all_,
                     {key: budgets.get(key) for key in DEFAULT_BUDGETS},
                     max_streams=budgets.get(MAX_STREAMS_KEY, DEFAULT_MAX_STREAMS))
-    sel = check(sel)
+    sel = check(sel, saved=True)
     if stored != remote:
         from .gostr import one_line
 

@@ -1478,14 +1478,14 @@ def test_a_version_written_with_a_fraction_says_so_as_a_bound_does(inited, given
 def test_the_saved_files_integer_fields_written_with_a_fraction_say_so_too(inited, tmp_path):
     """The identity file ``identity import`` reads and the saved replication selection are read
     as strictly, and their integer fields say what ``"version": 0.0`` is told (the saved
-    selection's budgets, as the option they come from)."""
+    selection's budgets, as the option they come from, then the file's key: f154)."""
     git(inited, "remote", "add", "origin", str(tmp_path / "nowhere.git"))
     assert hn(inited, "replication", "select", "--all").code == 0
     [saved] = (inited / ".git" / "hn" / "replication" / "selections").iterdir()
     good = saved.read_text()
     given = "a number with a fraction or exponent was given"
     for old, new, said in (('"maxEvents": 10000', '"maxEvents": 1e4', f"max-events must be a positive integer; "
-                            f"{given}: write 10000"),
+                            f"budgets.maxEvents in the file is not one; {given}: write 10000"),
                            ('"version": 1', '"version": 1.0', f"unsupported replication selection version 1.0; "
                             f"{given}: write 1")):
         assert old in good
@@ -1502,6 +1502,34 @@ def test_the_saved_files_integer_fields_written_with_a_fraction_say_so_too(inite
     assert (r.code, r.err) == (1, f"git-hn: identity file {exported} is not a valid identity: read identity record: "
                                   f'json: field "version" must be an integer; {given}: write 1\n')
     assert sorted(p.name for p in (inited / ".git" / "hn" / "identities").iterdir()) == before
+
+
+def test_a_bad_budget_in_the_saved_selection_names_the_files_key_and_the_option_keeps_its_name(inited, tmp_path):
+    """f154: a saved selection whose budget is not a positive integer was refused in the words of
+    the option (§9.1's ``max-events must be a positive integer``), naming nothing the file holds: the
+    contract's text stays first, then the file's key (``budgets.maxEvents``), then the file to save
+    over. Given on the command line, the option keeps its own words. Nothing changes."""
+    git(inited, "remote", "add", "origin", str(tmp_path / "nowhere.git"))
+    assert hn(inited, "replication", "select", "--all", "--max-streams", "7").code == 0
+    [saved] = (inited / ".git" / "hn" / "replication" / "selections").iterdir()
+    good = saved.read_text()
+    way = f"; save a new one over {saved}: git hn replication select --memory sha256:<stream> (or --all)\n"
+    for old, new, said in (('"maxEvents": 10000', '"maxEvents": 0', "max-events must be a positive integer; "
+                            "budgets.maxEvents in the file is not one"),
+                           ('"maxTotalBytes": 1073741824', '"maxTotalBytes": "1073741824"', "max-total-bytes must be a "
+                            "positive integer; budgets.maxTotalBytes in the file is not one"),
+                           ('"maxStreams": 7', '"maxStreams": -7', "max-streams must be a positive integer; "
+                            "budgets.maxStreams in the file is not one")):
+        assert old in good
+        saved.write_text(good.replace(old, new))
+        for args in (("replication", "show"), ("sync",), ("replication", "select", "--max-objects", "5")):
+            r = hn(inited, *args)
+            assert r.code == 1 and r.err.endswith(f"invalid saved replication selection: {said}{way}"), (args, r.err)
+            assert saved.read_text() == good.replace(old, new)  # (nothing changed)
+    saved.write_text(good)
+    r = hn(inited, "replication", "select", "--max-events", "0")
+    assert (r.code, r.err) == (1, "git-hn: max-events must be a positive integer; --max-events takes 1 or more\n")
+    assert saved.read_text() == good
 
 
 def test_the_no_identity_line_quotes_both_of_its_commands(repo):
