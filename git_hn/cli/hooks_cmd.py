@@ -1,5 +1,6 @@
 """``git hn hooks install|uninstall|status [--global]`` and the internal ``git hn hooks run``:
-parse, call ``service.hooks`` (``service.hook_hints`` after status and uninstall), ``service.hook_runs`` or ``service.fetch_hook``, print.
+parse, call ``service.hooks`` or ``service.hook_uninstall`` (``service.hook_hints`` after status and
+uninstall), ``service.hook_runs`` or ``service.fetch_hook``, print.
 
 Kept out of ``commands`` so that a hook's run (every hooked fetch and push that starts git-hn)
 imports only this and what the hook needs.
@@ -34,7 +35,12 @@ def hooks_command(which: str, global_: bool) -> int:
         from ..service.hook_hints import after_hint, failed_publications, global_status
 
         globally = global_status(loc, repo) if which == "status" else None  # (the global hooks run here)
-        render.lines(globally or {"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
+        if which == "uninstall":
+            from ..service.hook_uninstall import uninstall
+
+            render.lines(uninstall(loc))
+        else:
+            render.lines(globally or hooks.status_lines(loc))
         for text in ("" if globally else after_hint(loc, repo, which),
                      failed_publications(repo) if which == "status" else ""):
             if text:
