@@ -1,6 +1,6 @@
 """``git hn hooks install|uninstall|status [--global]`` and the internal ``git hn hooks run``:
 parse, call ``service.hooks`` or ``service.hook_uninstall`` (``service.hook_hints`` after status and
-uninstall), ``service.hook_runs`` or ``service.fetch_hook``, print.
+uninstall), ``service.hook_runs``, ``service.post_rewrite`` or ``service.fetch_hook``, print.
 
 Kept out of ``commands`` so that a hook's run (every hooked fetch and push that starts git-hn)
 imports only this and what the hook needs.
@@ -114,14 +114,16 @@ def hooks_run_command(args: list[str], data: bytes, mark: str | None = None) -> 
         from . import notice
 
         notice.install()  # Git waits on these hooks, and so does whoever is at its terminal
-    if args[0] in ("pre-push", "post-rewrite"):
+    if args[0] == "pre-push":
         from ..service import hook_runs
 
-        if args[0] == "pre-push":
-            repo.check_wait = _check_wait()
-            return hook_runs.run_pre_push(repo, args[1] if len(args) > 1 else "", data,
-                                          args[2] if len(args) > 2 else "")
-        return hook_runs.run_post_rewrite(repo, data, args[1] if len(args) > 1 else "")
+        repo.check_wait = _check_wait()
+        return hook_runs.run_pre_push(repo, args[1] if len(args) > 1 else "", data,
+                                      args[2] if len(args) > 2 else "")
+    if args[0] == "post-rewrite":
+        from ..service.post_rewrite import run_post_rewrite
+
+        return run_post_rewrite(repo, data, args[1] if len(args) > 1 else "")
     from ..service import fetch_hook  # (the fetch hook loads neither the push's code nor the rewrite's)
 
     return fetch_hook.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data,
