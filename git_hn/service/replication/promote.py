@@ -268,12 +268,12 @@ def _rebased(run, promotable: list) -> list:
     """``sync --rebase``: for each promoted copy of the user's own stream that parts from the
     local stream (``run.Import._own_fork``), the local stream's unpublished memories signed
     again on top of what this transaction accepts, and the user's other streams citing them
-    rebuilt to follow (``store.reanchor.rebase``), their objects written now; the ref
+    rebuilt to follow (``store.rebase.rebase``), their objects written now; the ref
     transaction moves the local refs with the accepted one, so that the two never disagree in
     the main repository. A copy promoted only up to before where the two part (a missing
     dependency) leaves the local stream as it is."""
     from ...store import objects
-    from ...store.reanchor import rebase, remember_renames
+    from ...store.reanchor import remember_renames
 
     forks = []
     for o in promotable:
@@ -286,6 +286,8 @@ def _rebased(run, promotable: list) -> list:
         forks.append((ref, old, tail, onto))
     if not forks:
         return []
+    from ...store.rebase import rebase  # (only for a fork: every promotion comes here)
+
     try:
         from ..secretscan import scan
 
