@@ -110,6 +110,14 @@ class RemoteError(HnError):
     """A remote, or data fetched from it, is invalid or hostile."""
 
 
+class OversizedRecord(LocalStateError):
+    """A replication receipt or anchor over the bound a receipt is written within
+    (``store.replication.RECEIPT_MAX``): an earlier git-hn wrote one for a sync of about 84,000
+    memories or more (f115), and every read refused it. Said with its path and the way out
+    (``store.oversized`` splits it), never as "repair the local replication transaction record"
+    (raised by ``store.receipt_files``)."""
+
+
 class StateError(LocalStateError):
     """The verified state cannot answer this command; it is answered from a full verification
     instead (these never reach the user as such)."""

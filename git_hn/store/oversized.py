@@ -83,8 +83,10 @@ def _read(repo, path: str, txn: str) -> dict:
             or not isinstance(doc.get("outcomes") or [], list) or not isinstance(doc.get("promotions") or [], list):
         raise LocalStateError(f"invalid receipt {txn}: {_shown(repo, path)} is over the {rstate.bound_text()} bound "
                               "and not a receipt git-hn can split; repair the local replication transaction record")
-    rstate._oids(doc.get("pendingObjects"))
-    rstate._oids(doc.get("acceptedObjects"))
+    from .receipt_files import check_oids
+
+    check_oids(doc.get("pendingObjects"))
+    check_oids(doc.get("acceptedObjects"))
     for p in doc.get("promotions") or []:
         if not isinstance(p, dict) or parse_accepted_ref(p.get("ref", "")) is None or not is_oid(p.get("newOid", "")):
             raise LocalStateError(f"invalid receipt promotion in {txn}")

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from ..core import canonical
 from ..core import selection as selmod
 from ..core.gostr import Lazy
 from ..core.grammar import is_actor, is_digest_id, is_oid, parse_accepted_ref
 from ..core.strictjson import read_document
-from ..errors import HnError, InputError, LocalStateError
+from ..errors import HnError, InputError, LocalStateError, OversizedRecord
 from . import private
 from . import pending as pendingmod
 from .pending import NONE, Pending
@@ -36,8 +35,9 @@ RECEIPT_MAX = 16 << 20
 
 def bound_text() -> str:
     """``RECEIPT_MAX`` in words ("16 MiB")."""
-    n = RECEIPT_MAX
-    return f"{n >> 20} MiB" if n >= 1 << 20 and not n % (1 << 20) else f"{n} bytes"
+    from .receipt_files import bound_words
+
+    return bound_words(RECEIPT_MAX)
 _TXN = Lazy(r"txn-[A-Za-z0-9-]{1,124}")
 
 
@@ -442,89 +442,11 @@ def remove_anchor(repo: Repo, txn: str) -> None:
         pass
 
 
-class OversizedRecord(LocalStateError):
-    """A receipt or an anchor over ``RECEIPT_MAX``: an earlier git-hn wrote one for a sync of
-    about 84,000 memories or more (f115), and every read refused it. Said with its path and the
-    way out (``store.oversized`` splits it), never as "repair the local replication transaction
-    record"."""
-
-
-def _check_size(path: str) -> None:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return  # (read_private says what it is)
-    if stat.S_ISREG(st.st_mode) and st.st_size > RECEIPT_MAX:
-        remote = _remote_named(path)
-        raise OversizedRecord(
-            f"replication record {path} is {st.st_size} bytes, over the {bound_text()} bound of a receipt "
-            "(an earlier git-hn wrote it, for a sync of about 84,000 memories or more), so every memory read "
-            f"refuses it: git hn sync {remote or '<remote>'} splits it into receipts within the bound")
-
-
-def _remote_named(path: str) -> str:
-    """The remote a record names in its first lines (only to word the way out), or ""."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return ""
-    import re
-
-    found = re.search(rb'\n  "remote": "([A-Za-z0-9._-]{1,100})",\n', head)
-    return found.group(1).decode("ascii") if found else ""
-
-
 def _read_json(repo: Repo, path: str) -> dict:
-    _check_size(path)
-    data = private.read_private(repo.hn_dir, path, max_bytes=RECEIPT_MAX)
-    if data is None:
-        raise LocalStateError(f"replication state file {path} disappeared")
-    doc = _read_own(data)
-    if doc is None:
-        doc = read_document(data, prefix="", max_bytes=RECEIPT_MAX, error=LocalStateError)
-    if not isinstance(doc, dict):
-        raise LocalStateError(f"replication state file {path} is not an object")
-    return doc
+    """A receipt or an anchor, read within ``RECEIPT_MAX`` (``receipt_files``)."""
+    from .receipt_files import read_record
 
-
-OWN_PARSE_FROM = 256 << 10  # bytes from which a state file is worth orjson's import
-
-
-def _read_own(data: bytes):
-    """The document, when ``data`` is exactly what git-hn writes (``indented_large``); else None.
-
-    State files hold tens of thousands of object IDs and are read by every command, so the
-    strict parser is kept for files that do not re-encode byte for byte: a duplicate key, a
-    non-canonical escape or number, or anything else git-hn would not write, falls through to it.
-    Below ``OWN_PARSE_FROM`` bytes the strict parser reads the file unless orjson is loaded
-    already: it takes ≈ 80 µs a KiB here, and orjson's import 13–20 ms (it pulls in
-    ``dataclasses``, ``inspect``, ``uuid``...), so the receipt of a sync of 100 streams (130 KiB)
-    read by the next command cost 20 ms through orjson against 10 ms without it.
-    """
-    if len(data) > RECEIPT_MAX or (len(data) < OWN_PARSE_FROM and "orjson" not in sys.modules):
-        return None  # the strict parser reads it (it is also faster for small files)
-    import orjson
-
-    try:
-        doc = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-    try:
-        return doc if canonical.indented_large(doc) == data else None
-    except (TypeError, ValueError):  # pragma: no cover - orjson output always re-encodes
-        return None
-
-
-_OID_LINES = Lazy(r"(?:[0-9a-f]{40}\n|[0-9a-f]{64}\n)*")
-
-
-def _oids(value) -> list[str]:
-    if not isinstance(value, list) or not all(type(o) is str and len(o) in (40, 64) for o in value) \
-            or _OID_LINES.fullmatch("".join(o + "\n" for o in value)) is None \
-            or len(set(value)) != len(value):
-        raise LocalStateError("invalid object list")
-    return value
+    return read_record(repo, path, RECEIPT_MAX)
 
 
 def _entries(repo: Repo, directory: str) -> list[str]:
@@ -552,7 +474,9 @@ def load_anchors(repo: Repo) -> dict:
         doc = _read_json(repo, anchor_path(repo, txn))
         if doc.get("version") != 1 or doc.get("id") != txn or not isinstance(doc.get("remote"), str):
             raise LocalStateError(f"invalid anchor {txn}")
-        anchors[txn] = (doc["remote"], _oids(doc.get("pendingObjects")))
+        from .receipt_files import check_oids
+
+        anchors[txn] = (doc["remote"], check_oids(doc.get("pendingObjects")))
     return anchors
 
 
@@ -642,8 +566,10 @@ def _load_pending(repo: Repo) -> Pending:
                     or type(version) is not int or version not in (1, 2):
                 raise LocalStateError(f"invalid receipt {txn}")
             if version == 2:
-                _oids(doc.get("pendingObjects"))
-                _oids(doc.get("acceptedObjects"))
+                from .receipt_files import check_oids
+
+                check_oids(doc.get("pendingObjects"))
+                check_oids(doc.get("acceptedObjects"))
                 for p in doc.get("promotions") or []:
                     if not isinstance(p, dict) or parse_accepted_ref(p.get("ref", "")) is None \
                             or not is_oid(p.get("newOid", "")):

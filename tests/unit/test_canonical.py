@@ -227,6 +227,7 @@ def test_receipts_under_the_threshold_are_read_without_importing_orjson():
 import sys
 from git_hn.core import canonical
 from git_hn.errors import LocalStateError
+from git_hn.store import receipt_files as f
 from git_hn.store import replication as r
 
 def doc(n):
@@ -235,12 +236,12 @@ def doc(n):
             "outcomes": None, "pendingObjects": [], "acceptedObjects": ids}
 
 small, large = canonical.indented(doc(2000)), canonical.indented(doc(8000))
-assert 65536 < len(small) < r.OWN_PARSE_FROM < len(large) < r.RECEIPT_MAX, (len(small), len(large))
-assert r._read_own(small) is None and "orjson" not in sys.modules
-strict = r.read_document(small, prefix="", max_bytes=r.RECEIPT_MAX, error=LocalStateError)
+assert 65536 < len(small) < f.OWN_PARSE_FROM < len(large) < r.RECEIPT_MAX, (len(small), len(large))
+assert f.read_own(small, r.RECEIPT_MAX) is None and "orjson" not in sys.modules
+strict = f.read_document(small, prefix="", max_bytes=r.RECEIPT_MAX, error=LocalStateError)
 assert strict == doc(2000) and "orjson" not in sys.modules
-assert r._read_own(large) == doc(8000) and "orjson" in sys.modules
-assert r._read_own(small) == doc(2000)  # once loaded, orjson reads every large-ish file
+assert f.read_own(large, r.RECEIPT_MAX) == doc(8000) and "orjson" in sys.modules
+assert f.read_own(small, r.RECEIPT_MAX) == doc(2000)  # once loaded, orjson reads every large-ish file
 print("ok")
 '''
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
