@@ -188,3 +188,34 @@ def test_only_a_ranked_recall_loads_math(inited):
     ranked = _loaded(inited, "memory", "recall", "--query", "ranking", "--rank", "relevance", "--include-untrusted")
     assert {"math", "git_hn.core.search"} <= ranked
 
+
+
+# split off modules at the line limit (f155): what hot commands do not run in the usual case
+SPLIT_OFF = ("git_hn.store.receipt_files", "git_hn.store.rebase", "git_hn.service.hook_uninstall",
+             "git_hn.service.post_rewrite", "git_hn.cli.click_errors")
+
+
+def test_the_rooms_split_off_the_largest_modules_stay_unloaded_on_the_hot_paths(tmp_path):
+    """A receipt or an anchor read back (``store.receipt_files``: the pending state is remembered
+    as nothing, no anchor is left), ``sync --rebase``'s plan (``store.rebase``: no fork), ``hooks
+    uninstall``, the post-rewrite hook's run and click's usage errors were split off modules at
+    the 700-line limit (f155) so that no hot command loads more than before: a sync that imports
+    and promotes, one that publishes, a record, a recall, a show and a brief load none of them."""
+    from helpers import record_id, shared_remote
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    mid = record_id(alice, content="alice's decision")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    loaded = {"sync (imports)": _loaded(bob, "sync")}
+    assert {"git_hn.service.replication.promote", "git_hn.store.reanchor"} <= loaded["sync (imports)"]
+    assert mid in hn(bob, "memory", "show", mid).out  # (it promoted alice's memory)
+    loaded["record"] = _loaded(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies",
+                               "exact", "--content", "bob's decision")
+    loaded["sync (publishes)"] = _loaded(bob, "sync")
+    for name, args in (("recall", ["memory", "recall"]), ("show", ["memory", "show", mid]),
+                       ("brief", ["memory", "brief"]), ("brief --json", ["memory", "brief", "--json"])):
+        loaded[name] = _loaded(bob, *args)
+    for name, modules in loaded.items():
+        assert "git_hn.store.process" in modules, name  # the probe saw the command run
+        assert set(SPLIT_OFF).isdisjoint(modules), (name, sorted(set(SPLIT_OFF) & modules))
