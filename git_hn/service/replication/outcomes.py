@@ -225,7 +225,7 @@ class SyncResult:
         self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
         self.own: list[str] = []  # the user's own stream refs (local), as publication listed them
         self.by_push: list[int] = []  # when a git push published streams the remote holds at their tips, lately
-        self.rebased: list = []  # store.reanchor.Rebased: own streams rebased on the remote's (--rebase)
+        self.rebased: list = []  # store.rebase.Rebased: own streams rebased on the remote's (--rebase)
         self.branches_fetched = False  # the sync fetched the remote's branches for missing anchors
         # the remote has (or may have) branches this clone's fetch refspecs do not bring (a
         # --single-branch clone): ``git fetch REMOTE C`` may bring a missing anchor commit
