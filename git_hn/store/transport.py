@@ -334,16 +334,25 @@ def remote_url(git, remote: str, push: bool = False) -> str:
 # refused access" there got ssh's and HTTPS's credentials advice)
 GIT_REFUSED_WAY = ("git:// has no credentials: the server refused the fetch itself (check the path in the remote's "
                    "URL, and ask whoever runs it to let you read that repository), then git hn sync {remote}")
+# a repository on this machine (a local path, file://) that refused access: its files' permissions,
+# never credentials (f156: "permission denied" there got ssh's and HTTPS's credentials advice)
+LOCAL_REFUSED_WAY = ("a local repository has no credentials: this user may not {verb} some of its files (check their "
+                     "permissions with ls -l, its objects' too, or ask their owner), then git hn sync {remote}")
 
 
-def refused_way(reason: str, remote: str, url: str = "", git=None) -> str:
-    """The way out of a fetch the remote refused access to (``reason`` in ``NO_ACCESS`` or
-    ``CREDENTIALS_REFUSED``), fitting ``url``'s transport: for a ``git://`` URL, where only the
-    server decides (a git daemon's access hook, what it exports), what to check; else the
-    credentials advice of a prompt that could not be shown (``without_terminal``)."""
+def refused_way(reason: str, remote: str, url: str = "", git=None, push: bool = False) -> str:
+    """The way out of a fetch (a push with ``push``) the remote refused access to (``reason`` in
+    ``NO_ACCESS`` or ``CREDENTIALS_REFUSED``), fitting ``url``'s transport: for a ``git://`` URL,
+    where only the server decides (a git daemon's access hook, what it exports), what to check;
+    for a local path or ``file://`` URL, whose "permission denied" is the files' permissions, which
+    to check; else the credentials advice of a prompt that could not be shown
+    (``without_terminal``). The one map from a refusal and a URL's kind to its way out: the
+    stream's fetch failure and the background publication both ask it (f156)."""
     if reason == ACCESS_REFUSED and over_git_protocol(url):
         return GIT_REFUSED_WAY.format(remote=remote)
-    return without_terminal(NO_CREDENTIALS, remote, url, git)
+    if reason == ACCESS_REFUSED and url and is_local(url):
+        return LOCAL_REFUSED_WAY.format(verb="write" if push else "read", remote=remote)
+    return without_terminal(NO_CREDENTIALS, remote, url, git, push)
 
 
 def ssh_way(remote: str, refused: bool = False, start: str = "give Git the credentials without a prompt") -> str:

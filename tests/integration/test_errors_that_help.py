@@ -720,6 +720,49 @@ def test_a_git_daemon_that_refuses_a_fetch_gets_advice_for_git_not_credentials(t
     assert refs_snapshot(bob) == before
 
 
+def as_a_user_files_refuse(argv: list[str]) -> list[str]:
+    """``argv`` run so that file modes refuse it: for root (whom modes do not stop, as in CI)
+    without the capabilities that override them (``setpriv``; skipped where it cannot drop them)."""
+    if os.geteuid() != 0:
+        return argv
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all"]
+    if subprocess.run([*drop, "true"], capture_output=True).returncode != 0:
+        pytest.skip("root cannot drop the capabilities that override file modes here (setpriv)")
+    return [*drop, *argv]
+
+
+def test_a_local_repository_that_refuses_a_fetch_gets_advice_for_its_files_not_credentials(tmp_path):
+    """f156: a local remote whose objects this user may not read (a shared repository another
+    user pushed to with a strict umask) fails the stream's fetch with Git's "Permission denied",
+    which got the credentials advice of ssh and HTTPS (an ssh key, a credential helper), though a
+    path on this machine has none. Its advice names the files' permissions; nothing changes."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(alice, "replication", "select", "--all").code == 0
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Alice's").code == 0
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    git(remote, "repack", "-adq")  # (its refs stay readable: the advertisement gets through)
+    pack = remote / "objects" / "pack"
+    before = refs_snapshot(bob)
+    pack.chmod(0o000)
+    try:
+        argv = as_a_user_files_refuse(["git", "hn", "sync", "--json"])
+        got = subprocess.run(argv, cwd=bob, capture_output=True, env=os.environ)
+        r = subprocess.run(argv[:-1], cwd=bob, capture_output=True, env=os.environ)
+    finally:
+        pack.chmod(0o755)
+    way = ("a local repository has no credentials: this user may not read some of its files (check their "
+           "permissions with ls -l, its objects' too, or ask their owner), then git hn sync origin")
+    out, err = json.loads(got.stdout)["outcomes"][0], r.stderr.decode()
+    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote refused access"), out
+    assert out["recovery"] == way, out
+    assert r.returncode == 1 and f"failed (structurally-invalid): {way} (the Replication line above says why)\n" \
+        in err, err
+    assert "credential helper" not in err and "ssh" not in err, err
+    assert refs_snapshot(bob) == before
+
+
 def test_a_reason_without_fixed_words_names_the_command_that_shows_it(inited, tmp_path):
     """A newcomer trial (f142): a failure git-hn has no fixed words for (here an ssh that prints a
     server's own error) pointed at "git ls-remote <remote>", which a shell reads as a redirection:
