@@ -39,6 +39,8 @@ Fixtures (registered for every test through ``tests/conftest.py``)
     answer is 401 with ``WWW-Authenticate: Basic`` (Git then asks for them). ``.hold_if =
     predicate`` on the server: a POST whose body it is true of gets no answer for ``.hold_for``
     seconds (30), then its connection is closed (a remote that stalls one question only).
+    ``.refuse_if = predicate(method, path)``: a request it is true of (a GET of ``info/refs``) is
+    answered with the smart protocol's ``ERR access denied`` (a server's own refusal, no 401).
 
 ``endless_pack_server(ref=None, oid=None, *, mode="endless", ...) -> HostilePackServer``
     Factory for the hostile fake; see below. ``.url`` is the URL to fetch from.
@@ -704,6 +706,13 @@ class _CgiHandler(_QuietHandler):
             self.close_connection = True
             owner.stopping.wait(owner.hold_for)
             return
+        if owner.refuse_if is not None and owner.refuse_if(self.command, self.path):  # (a hosting service's
+            # refusal of a service in its own words: the smart protocol's ERR line, status 200)
+            entry["status"] = 200
+            service = urllib.parse.parse_qs(query).get("service", ["git-upload-pack"])[0]
+            self._send_simple(200, pkt_line(f"# service={service}\n") + b"0000" + pkt_line("ERR access denied"),
+                              f"application/x-{service}-advertisement")
+            return
         if owner.basic and self.headers.get("Authorization") != "Basic " + base64.b64encode(
                 owner.basic.encode()).decode("ascii"):
             entry["status"] = 401
@@ -788,6 +797,10 @@ class HttpBackendServer(_ThreadedHttp):
         # set on the started server
         self.hold_if: Callable[[bytes], bool] | None = None
         self.hold_for = 30.0
+        # a request whose (method, path with query) this is true of is refused as a hosting
+        # service refuses a service: "ERR access denied" (Git: "remote error: access denied");
+        # set on the started server, for GETs of info/refs
+        self.refuse_if: Callable[[str, str], bool] | None = None
         self.cgi: set[subprocess.Popen] = set()
 
     def url_for(self, bare_path) -> str:

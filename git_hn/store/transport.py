@@ -338,6 +338,12 @@ GIT_REFUSED_WAY = ("git:// has no credentials: the server refused the fetch itse
 # never credentials (f156: "permission denied" there got ssh's and HTTPS's credentials advice)
 LOCAL_REFUSED_WAY = ("a local repository has no credentials: this user may not {verb} some of its files (check their "
                      "permissions with ls -l, its objects' too, or ask their owner), then git hn sync {remote}")
+# a server's own refusal over HTTP(S) ("access denied" in its words, not a 401 that asks for a
+# password): the account's rights, which a credential helper's password does not change (f156:
+# the publication's said ssh's advice, the fetch's to set a helper, and a terminal's fetch asks
+# for nothing either)
+HTTP_REFUSED_WAY = ("the server refused access itself, asking for no password: check that your account (the one your "
+                    "credential helper gives) may {verb} that repository, then git hn sync {remote}")
 
 
 def refused_way(reason: str, remote: str, url: str = "", git=None, push: bool = False) -> str:
@@ -345,13 +351,16 @@ def refused_way(reason: str, remote: str, url: str = "", git=None, push: bool = 
     ``NO_ACCESS`` or ``CREDENTIALS_REFUSED``), fitting ``url``'s transport: for a ``git://`` URL,
     where only the server decides (a git daemon's access hook, what it exports), what to check;
     for a local path or ``file://`` URL, whose "permission denied" is the files' permissions, which
-    to check; else the credentials advice of a prompt that could not be shown
+    to check; for HTTP(S), a server's own "access denied" (no 401: it asked for no password), the
+    account's rights; else the credentials advice of a prompt that could not be shown
     (``without_terminal``). The one map from a refusal and a URL's kind to its way out: the
     stream's fetch failure and the background publication both ask it (f156)."""
     if reason == ACCESS_REFUSED and over_git_protocol(url):
         return GIT_REFUSED_WAY.format(remote=remote)
     if reason == ACCESS_REFUSED and url and is_local(url):
         return LOCAL_REFUSED_WAY.format(verb="write" if push else "read", remote=remote)
+    if reason == ACCESS_REFUSED and _credential_kind(url) == "http":
+        return HTTP_REFUSED_WAY.format(verb="push to" if push else "read", remote=remote)
     return without_terminal(NO_CREDENTIALS, remote, url, git, push)
 
 

@@ -763,6 +763,42 @@ def test_a_local_repository_that_refuses_a_fetch_gets_advice_for_its_files_not_c
     assert refs_snapshot(bob) == before
 
 
+def test_an_https_server_that_refuses_a_fetch_in_its_own_words_gets_advice_for_the_account(tmp_path, http_backend):
+    """f156: a server's own "access denied" over HTTP(S) (no 401: it asked for no password) got the
+    advice to set a credential helper and fetch once at a terminal, where the fetch asks for
+    nothing either. Its advice names the account's rights; the stream is not blamed; nothing
+    changes."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(alice, "replication", "select", "--all").code == 0
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Alice's").code == 0
+    assert hn(alice, "sync").code == 0
+    url = http_backend(remote)
+    asked = []
+
+    def after_the_advertisement(method: str, path: str) -> bool:  # (each sync's fetches, all streams' then
+        # its own, not its ls-remote)
+        if method == "GET" and path.endswith("/info/refs?service=git-upload-pack"):
+            asked.append(path)
+            return len(asked) % 3 != 1
+        return False
+
+    http_backend.server(url).refuse_if = after_the_advertisement
+    git(bob, "remote", "set-url", "origin", url)
+    assert hn(bob, "replication", "select", "--all").code == 0
+    asked.clear()
+    before = refs_snapshot(bob)
+    out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+    r = hn(bob, "sync")
+    way = ("the server refused access itself, asking for no password: check that your account (the one your credential "
+           "helper gives) may read that repository, then git hn sync origin")
+    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote refused access"), out
+    assert out["recovery"] == way, out
+    assert r.code == 1 and f"failed (structurally-invalid): {way} (the Replication line above says why)\n" in r.err, r.err
+    assert "ssh" not in r.out + r.err and len(asked) == 6, (r.err, asked)
+    assert refs_snapshot(bob) == before
+
+
 def test_a_reason_without_fixed_words_names_the_command_that_shows_it(inited, tmp_path):
     """A newcomer trial (f142): a failure git-hn has no fixed words for (here an ssh that prints a
     server's own error) pointed at "git ls-remote <remote>", which a shell reads as a redirection:
