@@ -323,6 +323,11 @@ def over_git_protocol(url: str) -> bool:
     return (_scheme(url, "://") or "").lower() == "git"
 
 
+def over_ssh(url: str) -> bool:
+    """Whether ``url`` reaches its remote over ssh (``ssh://``, scp-like ``host:path``)."""
+    return _credential_kind(url) == "ssh"
+
+
 def remote_url(git, remote: str, push: bool = False) -> str:
     """``remote``'s fetch URL (its first push URL with ``push``) as Git reaches it (``insteadOf``
     applied), or "" when Git cannot say; ``git``: a ``store.git.Git``. One Git process."""

@@ -6,6 +6,7 @@ with git-hn's hooks."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -216,4 +217,80 @@ def test_a_background_publication_a_git_daemon_refuses_is_said_as_it_is_with_the
     assert _said(third) == [f"git-hn: the last background publication to origin failed again (publishing again now): "
                             f"{failed}; {advice}"], third.stderr
     assert "ssh" not in second.stderr + third.stderr
+    assert git(remote, "for-each-ref", "refs/hn") == "" and git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")
+
+
+def test_a_background_publication_an_https_server_refuses_gets_advice_for_the_account_not_ssh(tmp_path, http_backend):
+    """f156: a server that refuses the background publication over HTTP(S) in its own words
+    ("access denied", no 401 asking for a password) got ssh's advice (load the key into an agent),
+    though HTTPS has no key. The next push gives the advice for HTTPS: the account's rights."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    url = http_backend(remote)
+    pushes = []
+
+    def every_other_push(method: str, path: str) -> bool:  # (the user's pushes pass, each publication is refused)
+        if method == "GET" and path.endswith("/info/refs?service=git-receive-pack"):
+            pushes.append(path)
+            return len(pushes) % 2 == 0
+        return False
+
+    http_backend.server(url).refuse_if = every_other_push
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", url)
+    git(a, "push", "-q", "-u", "origin", "main")
+    pushes.clear()
+    assert hn(a, "init", "--name", "A").code == 0
+    assert hn(a, "hooks", "install").code == 0
+    _record_on_a_new_commit(a, 1)
+    first = _push(a)
+    _record_on_a_new_commit(a, 2)
+    second = _push(a)
+    assert (first.returncode, _said(first), second.returncode) == (0, [], 0), first.stderr
+    assert _said(second) == ["git-hn: the last background publication to origin failed (publishing again now): "
+                             "replication memory publication failed for remote origin: the remote refused access; "
+                             "the server refused access itself, asking for no password: check that your account "
+                             "(the one your credential helper gives) may push to that repository, then git hn sync "
+                             "origin"], second.stderr
+    assert "ssh" not in second.stderr
+    assert git(remote, "for-each-ref", "refs/hn") == "" and git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")
+
+
+def test_a_background_publication_a_local_repository_refuses_gets_advice_for_its_files_not_ssh(tmp_path):
+    """f156: a local remote whose files the background publication may not read ("Permission
+    denied": its packed-refs rewritten by another user with a strict umask) got ssh's advice (load
+    the key into an agent), though a path on this machine has no credentials. The next push names
+    the files' permissions. Every other receive-pack (the user's pushes) runs as before; each
+    publication's runs with the remote's packed-refs unreadable to it (for root, whom modes do not
+    stop, without the capabilities that override them)."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    packed, count = remote / "packed-refs", tmp_path / "pushes"
+    refused = "setpriv --bounding-set=-dac_override,-dac_read_search --inh-caps=-all " if os.geteuid() == 0 else ""
+    if refused and subprocess.run([*refused.split(), "true"], capture_output=True).returncode != 0:
+        pytest.skip("root cannot drop the capabilities that override file modes here (setpriv)")
+    wrapper = tmp_path / "receive-pack"
+    wrapper.write_text(f'#!/bin/sh\nn=$(($(cat "{count}" 2>/dev/null || echo 0) + 1))\necho $n > "{count}"\n'
+                       f'[ $((n % 2)) -eq 1 ] && exec git-receive-pack "$@"\nchmod 000 "{packed}"\n'
+                       f'{refused}git-receive-pack "$@"; rc=$?\nchmod 644 "{packed}"\nexit $rc\n')
+    wrapper.chmod(0o755)
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", str(remote))
+    git(a, "push", "-q", "-u", "origin", "main")
+    git(remote, "pack-refs", "--all")
+    git(a, "config", "remote.origin.receivepack", str(wrapper))
+    assert hn(a, "init", "--name", "A").code == 0
+    assert hn(a, "hooks", "install").code == 0
+    _record_on_a_new_commit(a, 1)
+    first = _push(a)
+    _record_on_a_new_commit(a, 2)
+    second = _push(a)
+    assert count.read_text() == "4\n"
+    assert (first.returncode, _said(first), second.returncode) == (0, [], 0), first.stderr
+    assert _said(second) == ["git-hn: the last background publication to origin failed (publishing again now): "
+                             "replication memory publication failed for remote origin: the remote refused access; "
+                             "a local repository has no credentials: this user may not write some of its files "
+                             "(check their permissions with ls -l, its objects' too, or ask their owner), then git hn "
+                             "sync origin"], second.stderr
+    assert "ssh" not in second.stderr
     assert git(remote, "for-each-ref", "refs/hn") == "" and git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")

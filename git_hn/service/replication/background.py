@@ -235,18 +235,24 @@ def _detached(repo: Repo, exc: HnError, remote: str) -> str:
     HTTPS password are off in every Git process of git-hn's (``GIT_TERMINAL_PROMPT=0``), at a
     terminal too, so for those (no credentials, HTTP 401 or 403) only a credential helper does (a
     review found the ssh advice said for an HTTPS remote). A git daemon's refusal (``git://``, no
-    credentials; f154: it got the ssh advice) is the failure as it is, as the foreground's."""
+    credentials; f154: it got the ssh advice) is the failure as it is, as the foreground's. Access
+    refused over HTTPS (a server's "access denied") or on this machine (a local path's "permission
+    denied": its files' permissions) gets the advice that fits the push URL's transport
+    (``store.transport.refused_way``; f156: both got ssh's); ssh, and a URL Git cannot say, ssh's."""
     from ...store.transport import (ACCESS_REFUSED, NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE, over_git_protocol,
-                                    remote_url, ssh_way, without_terminal)
+                                    over_ssh, refused_way, remote_url, ssh_way, without_terminal)
 
     cause = getattr(exc, "cause", "")
     if getattr(exc, "published", 0) or cause not in (*NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE):
         return exc.message
-    if cause == ACCESS_REFUSED and over_git_protocol(getattr(exc, "url", "") or remote_url(repo.git, remote, True)):
+    url = (getattr(exc, "url", "") or remote_url(repo.git, remote, True)) if cause == ACCESS_REFUSED else ""
+    if over_git_protocol(url):
         return exc.message  # (with its advice to stop publishing there, said once the refusal repeats)
     failed = f"replication memory publication failed for remote {remote}: {cause}"
     if cause not in (NO_PASSPHRASE, ACCESS_REFUSED):  # (Git's prompt for a password: HTTPS)
         return f"{failed}; {without_terminal(NO_CREDENTIALS, remote, git=repo.git, push=True)}"
+    if url and not over_ssh(url):  # (HTTPS, a local path: no key to load)
+        return f"{failed}; {refused_way(cause, remote, url, repo.git, push=True)}"
     return f"{failed}; " + ssh_way(remote, cause == ACCESS_REFUSED, "the background publication runs without a "
                                    "terminal, where ssh cannot ask for a key's passphrase")
 
