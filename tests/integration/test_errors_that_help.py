@@ -629,6 +629,40 @@ def test_a_mistyped_http_url_is_said_to_have_no_repository(inited, bare_remote, 
     assert refs_snapshot(inited) == before
 
 
+def _alice_published(root):
+    """A remote shared by Alice and Bob (``shared_remote``) where Alice's sync published one memory:
+    (remote, alice, bob)."""
+    remote, (alice, bob) = shared_remote(root, "Alice", "Bob")
+    assert hn(alice, "replication", "select", "--all").code == 0
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Alice's").code == 0
+    assert hn(alice, "sync").code == 0
+    return remote, alice, bob
+
+
+def _refused_after_the_advertisement(tmp_path, remote, bob, refusal: str, **daemon):
+    """Bob's two syncs of ``remote`` (``--json``, then the lines), served by a git daemon whose
+    access hook lets the advertisement's connection through and then refuses (``refusal``: the
+    shell's words after that check): (the JSON document's outcome, the lines' result). Nothing of
+    Bob's changes."""
+    from servers import GitDaemon
+
+    count = tmp_path / "connections"
+    hook = tmp_path / "access-hook"
+    hook.write_text(f'#!/bin/sh\nn=$(($(cat "{count}" 2>/dev/null || echo 0) + 1))\necho $n > "{count}"\n'
+                    f'[ "$n" -lt 2 ]{refusal}\n')
+    hook.chmod(0o755)
+    with GitDaemon(remote, tmp_path, (f"--access-hook={hook}",), **daemon) as served:
+        git(bob, "remote", "set-url", "origin", served.url)
+        assert hn(bob, "replication", "select", "--all").code == 0
+        before = refs_snapshot(bob)
+        out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+        count.unlink()
+        r = hn(bob, "sync")
+    assert refs_snapshot(bob) == before
+    return out, r
+
+
 def test_a_git_daemon_without_informative_errors_is_said_to_refuse_or_lack_the_path(inited, bare_remote, git_daemon,
                                                                                     tmp_path):
     """A newcomer trial: a git daemon started without --informative-errors (its default) answers a
@@ -651,30 +685,14 @@ def test_a_git_daemon_without_informative_errors_is_said_to_refuse_or_lack_the_p
     assert refs_snapshot(inited) == before
 
     (tmp_path / "team").mkdir()
-    remote, (alice, bob) = shared_remote(tmp_path / "team", "Alice", "Bob")
-    assert hn(alice, "replication", "select", "--all").code == 0
-    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-              "--content", "Alice's").code == 0
-    assert hn(alice, "sync").code == 0
-    count = tmp_path / "connections"
-    hook = tmp_path / "access-hook"
-    hook.write_text(f'#!/bin/sh\nn=$(($(cat "{count}" 2>/dev/null || echo 0) + 1))\necho $n > "{count}"\n'
-                    '[ "$n" -lt 2 ]\n')  # (the advertisement's connection only)
-    hook.chmod(0o755)
-    with GitDaemon(remote, tmp_path, (f"--access-hook={hook}",), informative=False) as daemon:
-        git(bob, "remote", "set-url", "origin", daemon.url)
-        assert hn(bob, "replication", "select", "--all").code == 0
-        before = refs_snapshot(bob)
-        out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
-        count.unlink()
-        r = hn(bob, "sync")
+    remote, alice, bob = _alice_published(tmp_path / "team")
+    out, r = _refused_after_the_advertisement(tmp_path, remote, bob, "", informative=False)
     assert out["diagnostic"].endswith(f"failed exact fetch from remote origin: {both}"), out
     assert "recovery" not in out, out
     assert r.code == 1 and f"failed exact fetch from remote origin: {both}" in r.out, r.out
     assert f"failed (structurally-invalid): {both}; its fetch from origin failed, not the stream: run git hn sync " \
            "origin again once it can be reached (the Replication line above says why)\n" in r.err, r.err
     assert "credentials" not in r.out + r.err and "ssh" not in r.out + r.err, (r.out, r.err)
-    assert refs_snapshot(bob) == before
 
     git(tmp_path, "clone", "-q", "--bare", str(remote), str(tmp_path / "read-only.git"))  # (main's commit there)
     with GitDaemon(tmp_path / "read-only.git", tmp_path, ("--disable=receive-pack",), informative=False) as daemon:
@@ -691,33 +709,16 @@ def test_a_git_daemon_that_refuses_a_fetch_gets_advice_for_git_not_credentials(t
     over git:// got the credentials advice of ssh and HTTPS (an ssh key, a credential helper) in the
     stream's failure, though git:// carries none. Its advice says the server refused and what to
     check; the stream is not blamed; nothing changes."""
-    from servers import GitDaemon
-
-    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
-    assert hn(alice, "replication", "select", "--all").code == 0
-    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-              "--content", "Alice's").code == 0
-    assert hn(alice, "sync").code == 0
-    count = tmp_path / "connections"
-    hook = tmp_path / "access-hook"  # (the advertisement's connection only; then the server's own words)
-    hook.write_text(f'#!/bin/sh\nn=$(($(cat "{count}" 2>/dev/null || echo 0) + 1))\necho $n > "{count}"\n'
-                    '[ "$n" -lt 2 ] || { echo "access denied"; exit 1; }\n')
-    hook.chmod(0o755)
+    remote, alice, bob = _alice_published(tmp_path)
     way = ("git:// has no credentials: the server refused the fetch itself (check the path in the remote's URL, and "
            "ask whoever runs it to let you read that repository), then git hn sync origin")
-    with GitDaemon(remote, tmp_path, (f"--access-hook={hook}",)) as daemon:
-        git(bob, "remote", "set-url", "origin", daemon.url)
-        assert hn(bob, "replication", "select", "--all").code == 0
-        before = refs_snapshot(bob)
-        out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
-        count.unlink()
-        r = hn(bob, "sync")
+    # (then the server's own words)
+    out, r = _refused_after_the_advertisement(tmp_path, remote, bob, ' || { echo "access denied"; exit 1; }')
     assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote refused access"), out
     assert out["recovery"] == way, out
     assert r.code == 1 and "failed exact fetch from remote origin: the remote refused access" in r.out, r.out
     assert f"failed (structurally-invalid): {way} (the Replication line above says why)\n" in r.err, r.err
     assert "credential helper" not in r.out + r.err and "ssh" not in r.out + r.err, (r.out, r.err)
-    assert refs_snapshot(bob) == before
 
 
 def as_a_user_files_refuse(argv: list[str]) -> list[str]:
@@ -736,11 +737,7 @@ def test_a_local_repository_that_refuses_a_fetch_gets_advice_for_its_files_not_c
     user pushed to with a strict umask) fails the stream's fetch with Git's "Permission denied",
     which got the credentials advice of ssh and HTTPS (an ssh key, a credential helper), though a
     path on this machine has none. Its advice names the files' permissions; nothing changes."""
-    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
-    assert hn(alice, "replication", "select", "--all").code == 0
-    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-              "--content", "Alice's").code == 0
-    assert hn(alice, "sync").code == 0
+    remote, alice, bob = _alice_published(tmp_path)
     assert hn(bob, "replication", "select", "--all").code == 0
     git(remote, "repack", "-adq")  # (its refs stay readable: the advertisement gets through)
     pack = remote / "objects" / "pack"
@@ -768,11 +765,7 @@ def test_an_https_server_that_refuses_a_fetch_in_its_own_words_gets_advice_for_t
     advice to set a credential helper and fetch once at a terminal, where the fetch asks for
     nothing either. Its advice names the account's rights; the stream is not blamed; nothing
     changes."""
-    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
-    assert hn(alice, "replication", "select", "--all").code == 0
-    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-              "--content", "Alice's").code == 0
-    assert hn(alice, "sync").code == 0
+    remote, alice, bob = _alice_published(tmp_path)
     url = http_backend(remote)
     asked = []
 

@@ -6,7 +6,6 @@ with git-hn's hooks."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
@@ -176,6 +175,31 @@ def test_a_refusal_by_the_servers_update_hook_is_not_said_twice(clone):
     assert r.code == 1 and "(hook declined); the server said: ask ops first; if origin" in r.err, r.err
 
 
+def _two_pushes(a):
+    """git-hn set up in ``a`` with its hooks, then two pushes, each of a new commit carrying a
+    memory: (first, second), the second saying what the first's background publication met."""
+    assert hn(a, "init", "--name", "A").code == 0
+    assert hn(a, "hooks", "install").code == 0
+    _record_on_a_new_commit(a, 1)
+    first = _push(a)
+    _record_on_a_new_commit(a, 2)
+    return first, _push(a)
+
+
+def _refused_then_said(first, second, way: str) -> None:
+    """The first push's background publication was refused access, and the second push said so
+    with ``way``, and nothing of ssh's."""
+    assert (first.returncode, _said(first), second.returncode) == (0, [], 0), first.stderr
+    assert _said(second) == ["git-hn: the last background publication to origin failed (publishing again now): "
+                             f"replication memory publication failed for remote origin: the remote refused access; {way}"
+                             ], second.stderr
+    assert "ssh" not in second.stderr
+
+
+def _nothing_published_but_main(remote, a) -> None:
+    assert git(remote, "for-each-ref", "refs/hn") == "" and git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")
+
+
 @pytest.mark.parametrize("informative", [True, False])
 def test_a_background_publication_a_git_daemon_refuses_is_said_as_it_is_with_the_stop_publishing_advice(
         tmp_path, informative):
@@ -203,12 +227,7 @@ def test_a_background_publication_a_git_daemon_refuses_is_said_as_it_is_with_the
         git(a, "remote", "add", "origin", daemon.url)
         git(a, "push", "-q", "-u", "origin", "main")
         count.unlink()
-        assert hn(a, "init", "--name", "A").code == 0
-        assert hn(a, "hooks", "install").code == 0
-        _record_on_a_new_commit(a, 1)
-        first = _push(a)
-        _record_on_a_new_commit(a, 2)
-        second = _push(a)
+        first, second = _two_pushes(a)
         _record_on_a_new_commit(a, 3)
         third = _push(a)
     assert (first.returncode, _said(first), second.returncode, third.returncode) == (0, [], 0, 0), first.stderr
@@ -217,7 +236,7 @@ def test_a_background_publication_a_git_daemon_refuses_is_said_as_it_is_with_the
     assert _said(third) == [f"git-hn: the last background publication to origin failed again (publishing again now): "
                             f"{failed}; {advice}"], third.stderr
     assert "ssh" not in second.stderr + third.stderr
-    assert git(remote, "for-each-ref", "refs/hn") == "" and git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")
+    _nothing_published_but_main(remote, a)
 
 
 def test_a_background_publication_an_https_server_refuses_gets_advice_for_the_account_not_ssh(tmp_path, http_backend):
@@ -240,20 +259,11 @@ def test_a_background_publication_an_https_server_refuses_gets_advice_for_the_ac
     git(a, "remote", "add", "origin", url)
     git(a, "push", "-q", "-u", "origin", "main")
     pushes.clear()
-    assert hn(a, "init", "--name", "A").code == 0
-    assert hn(a, "hooks", "install").code == 0
-    _record_on_a_new_commit(a, 1)
-    first = _push(a)
-    _record_on_a_new_commit(a, 2)
-    second = _push(a)
-    assert (first.returncode, _said(first), second.returncode) == (0, [], 0), first.stderr
-    assert _said(second) == ["git-hn: the last background publication to origin failed (publishing again now): "
-                             "replication memory publication failed for remote origin: the remote refused access; "
-                             "the server refused access itself, asking for no password: check that your account "
-                             "(the one your credential helper gives) may push to that repository, then git hn sync "
-                             "origin"], second.stderr
-    assert "ssh" not in second.stderr
-    assert git(remote, "for-each-ref", "refs/hn") == "" and git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")
+    first, second = _two_pushes(a)
+    _refused_then_said(first, second, "the server refused access itself, asking for no password: check that your "
+                       "account (the one your credential helper gives) may push to that repository, then git hn sync "
+                       "origin")
+    _nothing_published_but_main(remote, a)
 
 
 def test_a_background_publication_a_local_repository_refuses_gets_advice_for_its_files_not_ssh(tmp_path):
@@ -266,9 +276,9 @@ def test_a_background_publication_a_local_repository_refuses_gets_advice_for_its
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
     packed, count = remote / "packed-refs", tmp_path / "pushes"
-    refused = "setpriv --bounding-set=-dac_override,-dac_read_search --inh-caps=-all " if os.geteuid() == 0 else ""
-    if refused and subprocess.run([*refused.split(), "true"], capture_output=True).returncode != 0:
-        pytest.skip("root cannot drop the capabilities that override file modes here (setpriv)")
+    from test_errors_that_help import as_a_user_files_refuse
+
+    refused = "".join(word + " " for word in as_a_user_files_refuse([]))
     wrapper = tmp_path / "receive-pack"
     wrapper.write_text(f'#!/bin/sh\nn=$(($(cat "{count}" 2>/dev/null || echo 0) + 1))\necho $n > "{count}"\n'
                        f'[ $((n % 2)) -eq 1 ] && exec git-receive-pack "$@"\nchmod 000 "{packed}"\n'
@@ -279,18 +289,9 @@ def test_a_background_publication_a_local_repository_refuses_gets_advice_for_its
     git(a, "push", "-q", "-u", "origin", "main")
     git(remote, "pack-refs", "--all")
     git(a, "config", "remote.origin.receivepack", str(wrapper))
-    assert hn(a, "init", "--name", "A").code == 0
-    assert hn(a, "hooks", "install").code == 0
-    _record_on_a_new_commit(a, 1)
-    first = _push(a)
-    _record_on_a_new_commit(a, 2)
-    second = _push(a)
+    first, second = _two_pushes(a)
     assert count.read_text() == "4\n"
-    assert (first.returncode, _said(first), second.returncode) == (0, [], 0), first.stderr
-    assert _said(second) == ["git-hn: the last background publication to origin failed (publishing again now): "
-                             "replication memory publication failed for remote origin: the remote refused access; "
-                             "a local repository has no credentials: this user may not write some of its files "
-                             "(check their permissions with ls -l, its objects' too, or ask their owner), then git hn "
-                             "sync origin"], second.stderr
-    assert "ssh" not in second.stderr
-    assert git(remote, "for-each-ref", "refs/hn") == "" and git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")
+    _refused_then_said(first, second, "a local repository has no credentials: this user may not write some of its "
+                       "files (check their permissions with ls -l, its objects' too, or ask their owner), then git hn "
+                       "sync origin")
+    _nothing_published_but_main(remote, a)
