@@ -333,11 +333,11 @@ def path_hint(repo, matched: int, path: str, hidden: dict | None = None, at: str
         if os.path.lexists(path) and not os.path.lexists(os.path.join(top, path)):
             from shlex import quote
 
-            from ..core.gostr import one_line
+            from ..core.gostr import echoed
 
             # (shell-quoted, as record's hint is: a trial pasted ``--path dïr ü/ñ.txt`` and got two arguments)
-            render.hint(f"nothing is anchored to {one_line(path)}; paths are relative to the top of the repository, "
-                        f"so from here that is --path {one_line(quote(prefix + path))}")
+            render.hint(f"nothing is anchored to {echoed(path)}; paths are relative to the top of the repository, "
+                        f"so from here that is --path {echoed(quote(prefix + path))}")
             return True
     if req is None:
         return False

@@ -71,7 +71,7 @@ SHOW_JSON = ("usage: git hn identity show; --json is not taken here (upstream's 
 
 
 def identity_command(which: str, no_color: bool = False, as_json: bool = False) -> int:
-    from ..core.gostr import one_line
+    from ..core.gostr import echoed
     from ..store import identity
     from ..store.repo import open_repo
 
@@ -88,7 +88,7 @@ def identity_command(which: str, no_color: bool = False, as_json: bool = False) 
         if rows:  # no keyring: nothing, as off a terminal (not a bare header)
             render.write(terminal.identities(rows, no_color))
     else:
-        render.lines([f"{ident.actor}  {('active' if active else 'stored'):<7}  {one_line(ident.name)}"
+        render.lines([f"{ident.actor}  {('active' if active else 'stored'):<7}  {echoed(ident.name)}"
                       for ident, active in rows])
     lost = identity.lost_active(repo, rows)
     if lost:  # (a trial: a lost key's list printed nothing)
@@ -103,7 +103,7 @@ def _identity_lines(repo, which: str, no_color: bool, as_json: bool) -> int:
     policy at HEAD says of the identity (a team trial: a newcomer learned it from an empty brief),
     and the policy drift line when the reference branch's policy does not trust what HEAD's does;
     ``public --json`` (git-hn) carries it in ``trustAtHead``."""
-    from ..core.gostr import one_line
+    from ..core.gostr import echoed
     from ..service import identity_trust
     from ..store import identity
 
@@ -117,10 +117,10 @@ def _identity_lines(repo, which: str, no_color: bool, as_json: bool) -> int:
 
         render.write(terminal.identity(ident, which, no_color))
     elif which == "show":
-        render.lines([f"Name:   {one_line(ident.name)}", f"Actor:  {ident.actor}",
+        render.lines([f"Name:   {echoed(ident.name)}", f"Actor:  {ident.actor}",
                       f"Ref:    refs/hn/actors/{ident.actor}"])
     else:
-        render.lines([f"Name:       {one_line(ident.name)}", f"Actor:      {ident.actor}",
+        render.lines([f"Name:       {echoed(ident.name)}", f"Actor:      {ident.actor}",
                       f"Public key: {ident.public_key}"])
     render.hint(identity_trust.trust_line(repo, ident.actor, found))
     drift = identity_trust.drift_line(repo, ident.actor, found)
@@ -135,7 +135,7 @@ REMOVE_USAGE = "usage: git hn identity remove ACTOR [--backup FILE]"
 def remove_command(words: list[str], backup: str | None) -> int:
     """``git hn identity remove`` (git-hn): ``service.identity_transfer.remove``, then what was
     deleted and where a copy is."""
-    from ..core.gostr import one_line
+    from ..core.gostr import echoed
     from ..service import identity_transfer
     from ..service.names import named_identity
     from ..store.repo import open_repo
@@ -151,6 +151,6 @@ def remove_command(words: list[str], backup: str | None) -> int:
     lines = [f"Removed identity {named_identity(done.ident.actor, done.ident.name)}: its private key "
              "is deleted from this clone"]
     if done.backup:
-        lines.append(f"A copy is in {one_line(done.backup)}: git hn identity import FILE puts it back")
+        lines.append(f"A copy is in {echoed(done.backup)}: git hn identity import FILE puts it back")
     render.lines(lines)
     return 0

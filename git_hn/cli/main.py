@@ -603,9 +603,9 @@ def main(argv: list[str] | None = None) -> int:
 
             traceback.print_exception(type(exc), exc, None)
         if exc.filename is not None and exc.strerror:
-            from ..core.gostr import bounded
+            from ..core.gostr import bounded, spell_backslash
 
-            render.error(f"cannot change {bounded(os.fsdecode(exc.filename), 1024)}: {exc.strerror}")
+            render.error(f"cannot change {spell_backslash(bounded(os.fsdecode(exc.filename), 1024))}: {exc.strerror}")
             return 1
         _quiet_stdout()
         render.error(f"cannot write the output: {exc.strerror}" if exc.strerror else

@@ -240,7 +240,7 @@ def change_lines(outcome, trust: bool) -> list[str]:
 
 
 def identity_export_command(output: str | None, extra: list[str]) -> int:
-    from ..core.gostr import one_line
+    from ..core.gostr import echoed
     from ..service import identity_transfer
     from ..service.names import named_identity
     from ..store.repo import open_repo
@@ -254,7 +254,7 @@ def identity_export_command(output: str | None, extra: list[str]) -> int:
     from ..store.argpath import os_path
 
     ident, path = identity_transfer.export_active(open_repo(), os_path(output))
-    render.lines([f"Exported identity {named_identity(ident.actor, ident.name)} to {one_line(path)}",
+    render.lines([f"Exported identity {named_identity(ident.actor, ident.name)} to {echoed(path)}",
                   "The file holds your private key: keep it private, import it with git hn identity "
                   "import FILE, then delete it"])
     return 0

@@ -117,11 +117,11 @@ def git_recovery(oid: str, remote: str, shallow: bool | str, *, kind: str = "", 
     if shallow:
         return f"git hn sync {remote} --recover-shallow"
     if at is not None:
-        from .gostr import quoted
+        from .gostr import cut
 
         # (short: sync's stderr line cuts the IDs of a recovery over 200 characters, and a cut ID
         # cannot be fetched)
-        path = quoted(at[1], 40)
+        path = cut(at[1], 40)
         if partial:
             return f"git cat-file -e {oid} (it fetches the file {path} of commit {at[0][:12]}), then git hn sync {remote}"
         return (f"this repository has commit {at[0][:12]} but not its file {path}: repair it (git fsck names "

@@ -119,11 +119,28 @@ PATH_LIMIT = 240  # characters of a path it repeats: a real absolute one whole, 
 
 
 def quoted(s: str, limit: int = ECHO_LIMIT) -> str:
-    """``one_line``, and at most ``limit`` characters of it, then "…": what an error repeats of an
-    argument it was given (a 100,000-character ``memory show`` argument made a 100,170-byte error
-    line; a log or a terminal gets the error, not the argument)."""
+    """``cut``, then ``spell_backslash``: what an error repeats of an argument it was given (a
+    100,000-character ``memory show`` argument made a 100,170-byte error line; a log or a
+    terminal gets the error, not the argument), spelled once as author text is (``echoed``)."""
+    return spell_backslash(cut(s, limit))
+
+
+def cut(s: str, limit: int = ECHO_LIMIT) -> str:
+    """``one_line``, and at most ``limit`` characters of it, then "…", its backslashes as they are:
+    for text whose ``\\u{…}`` are git-hn's spellings already (a whole message, such as a stream's
+    import error, that quoted its parts when it was made)."""
     s = one_line(s)
     return s if len(s) <= limit else s[:limit] + "…"
+
+
+def echoed(s: str) -> str:
+    """A value the user gave (an argument, a path, a remote's or an editor's name, an identity's
+    name) on a ``git-hn:`` line or a plain line of ``cli.render.lines``: ``one_line``, and every
+    backslash that begins ``\\u{`` spelled (``spell_backslash``), here and only here. Those lines
+    are spelled as a whole with their backslashes kept (``spelled``: their author parts were
+    spelled where they were put in), so a typed ``\\u{202e}`` in an argument would read as the
+    U+202E a real one is spelled as (*spoofing*); spelled twice, the real one would read as typed."""
+    return spell_backslash(one_line(s))
 
 
 def shown_path(path: str) -> str:

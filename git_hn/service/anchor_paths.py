@@ -10,7 +10,7 @@ the user typed; Git's answers about the commit.
 
 from __future__ import annotations
 
-from ..core.gostr import one_line, quoted
+from ..core.gostr import echoed, quoted
 from ..core.grammar import is_path, path_problem
 from ..core.limits import LIMITS, PATH_RULE
 from ..errors import InputError
@@ -246,7 +246,7 @@ def tree_entry(repo: Repo, commit: str, path: str) -> str:
     """The blob OID at ``path`` in ``commit``, ``absent``, or an error for a non-blob entry."""
     proc = repo.git.run(["--literal-pathspecs", "ls-tree", "--full-tree", "-z", commit, "--", path])
     if proc.returncode != 0:
-        raise InputError(f"anchor path {one_line(path)} is not a blob at commit {commit}")
+        raise InputError(f"anchor path {echoed(path)} is not a blob at commit {commit}")
     for item in proc.stdout.split(b"\x00"):
         if not item:
             continue
@@ -255,6 +255,6 @@ def tree_entry(repo: Repo, commit: str, path: str) -> str:
             continue
         mode, otype, oid = meta.decode("ascii").split(" ")
         if otype != "blob":
-            raise InputError(f"anchor path {one_line(path)} is not a blob at commit {commit}")
+            raise InputError(f"anchor path {echoed(path)} is not a blob at commit {commit}")
         return oid
     return "absent"

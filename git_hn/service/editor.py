@@ -15,7 +15,7 @@ import os
 import subprocess
 import tempfile
 
-from ..core.gostr import bounded, one_line
+from ..core.gostr import bounded, one_line, spell_backslash
 from ..core.limits import LIMITS
 from ..errors import HnError, InputError
 from ..store.repo import Repo
@@ -150,7 +150,7 @@ def _quoted(editor: str) -> str:
 
     if first_in_text(editor, None):
         return "(its command holds secret-shaped text, not shown)"
-    return '"' + bounded(editor, 120) + '"'
+    return '"' + spell_backslash(bounded(editor, 120)) + '"'
 
 
 def _remove(path: str) -> None:

@@ -272,6 +272,6 @@ def _shortened(text: str) -> str:
     ``CAUSE_LIMIT`` characters (then "…")."""
     import re
 
-    from ..core.gostr import quoted
+    from ..core.gostr import cut
 
-    return quoted(re.sub(r"\b(sha256:)?([0-9a-f]{12})[0-9a-f]{28,52}\b", lambda m: m.group(2), text), CAUSE_LIMIT)
+    return cut(re.sub(r"\b(sha256:)?([0-9a-f]{12})[0-9a-f]{28,52}\b", lambda m: m.group(2), text), CAUSE_LIMIT)

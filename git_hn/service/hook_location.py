@@ -133,7 +133,9 @@ def locate(repo: Repo | None, global_: bool, which: str = "install") -> Location
                              "repository's own), then run git hn hooks install --global again; or run git hn hooks "
                              "install in each repository")
         if not value.startswith(("/", "~")):
-            raise InputError(f"the global core.hooksPath is relative ({value}): Git resolves it in each "
+            from ..core.gostr import echoed
+
+            raise InputError(f"the global core.hooksPath is relative ({echoed(value)}): Git resolves it in each "
                              f"repository, so each has its own; run git hn hooks {which} in each repository")
         hook_dir = os.path.abspath(os.path.expanduser(value))
         return Location(hook_dir, os.path.join(hook_dir, "hn-hooks.json"), None)

@@ -175,7 +175,7 @@ def remove(repo: Repo, query: str, backup: str | None) -> Removed:
 def _backup(repo: Repo, ident: identity.Identity, path: str) -> str:
     """The file ``path`` holding ``ident``: checked when it exists, else written (0600, outside
     every working tree, as ``export_active`` writes one)."""
-    from ..core.gostr import one_line
+    from ..core.gostr import echoed
     from ..errors import HnError
 
     target = os.path.abspath(path)
@@ -193,6 +193,6 @@ def _backup(repo: Repo, ident: identity.Identity, path: str) -> str:
     if found != ident:
         from .names import named_identity
 
-        raise InputError(f"--backup: identity file {one_line(target)} holds identity "
+        raise InputError(f"--backup: identity file {echoed(target)} holds identity "
                          f"{named_identity(found.actor, found.name)}, not the one to remove; nothing was removed")
     return target

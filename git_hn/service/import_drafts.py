@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..core import export as core
 from ..core.envelope import Record
-from ..core.gostr import one_line
+from ..core.gostr import echoed
 from ..core.grammar import is_oid
 from ..core.tuples import NamedTuple
 from ..errors import HnError, InputError
@@ -159,10 +159,10 @@ def check_anchors(repo: Repo, records: list[tuple[int, Record]]) -> None:
         for p in r.anchor.paths:
             blob = entries.get(f"{r.anchor.commit}:{p.path}") or listed[(r.anchor.commit, p.path)]
             if blob is None:  # not a blob: record --input's own words
-                raise InputError(f"import line {number}: anchor path {one_line(p.path)} is not a blob at "
+                raise InputError(f"import line {number}: anchor path {echoed(p.path)} is not a blob at "
                                  f"commit {r.anchor.commit}")
             if blob != p.blob:
-                raise InputError(f"import line {number}: anchor.paths blob for {one_line(p.path)} "
+                raise InputError(f"import line {number}: anchor.paths blob for {echoed(p.path)} "
                                  f"does not match commit {r.anchor.commit}")
 
 

@@ -125,20 +125,20 @@ def refusal(found: LookAlike, path: str, commit: str, mcp: bool, named: bool) ->
     ``named``: the path may be repeated (the secret lint does not flag it)."""
     import shlex
 
-    from ..core.gostr import and_joined, one_line, quoted
+    from ..core.gostr import and_joined, echoed, quoted
 
     def use(spelled: str) -> str:
-        return f'"{quoted(spelled)}"' if mcp else f"--path {one_line(shlex.quote(spelled))}"
+        return f'"{quoted(spelled)}"' if mcp else f"--path {echoed(shlex.quote(spelled))}"
 
     option = "anchor.paths" if mcp else "--path"
-    start = f"{option} {quoted(path) if mcp else one_line(path)}" if named else option
+    start = f"{option} {quoted(path) if mcp else echoed(path)}" if named else option
     start += f" names nothing at commit {commit[:12]}"
     spelled, end = found.spelled, " (nothing was recorded)"
     if found.what == "submodule":
         # (a review: where the submodule was since vendored, ``cd`` led to this same repository)
         at = "anchor.commit" if mcp else "--at"
-        return (f"{start}: {one_line(spelled)} is a submodule at that commit: record from inside the submodule, "
-                f"or {at} a commit where {one_line(spelled)} is part of this repository{end}")
+        return (f"{start}: {echoed(spelled)} is a submodule at that commit: record from inside the submodule, "
+                f"or {at} a commit where {echoed(spelled)} is part of this repository{end}")
     if not named:
         how = ("(another case), which core.ignoreCase" if found.what == "case" else
                "in another Unicode normalization, which core.precomposeUnicode")
@@ -147,7 +147,7 @@ def refusal(found: LookAlike, path: str, commit: str, mcp: bool, named: bool) ->
         setting = "core.ignoreCase"
         if found.also:  # (README and readme: a review saw ReadMe signed absent)
             names = [spelled, *found.also]
-            return (f"{start}: the tree has {and_joined(one_line(n) for n in names)} "
+            return (f"{start}: the tree has {and_joined(echoed(n) for n in names)} "
                     f"(other cases), which {setting} takes for the same file: use "
                     f"{' or '.join(use(n) for n in names)}{end}")
         told = "(another case)"
@@ -159,6 +159,6 @@ def refusal(found: LookAlike, path: str, commit: str, mcp: bool, named: bool) ->
         told = (f"in another Unicode normalization (the tree's name is {points(tree[k], typed[k])}, this one "
                 f"{points(typed[k], tree[k])})")
     if found.directory:  # (a review: src/new.py beside Src/App.py was signed absent)
-        return (f"{start}: the tree spells its directory {one_line(found.directory)} {told}, which {setting} takes "
+        return (f"{start}: the tree spells its directory {echoed(found.directory)} {told}, which {setting} takes "
                 f"for the same directory: use {use(spelled)}{end}")
-    return f"{start}: the tree has {one_line(spelled)} {told}, which {setting} takes for the same file: use {use(spelled)}{end}"
+    return f"{start}: the tree has {echoed(spelled)} {told}, which {setting} takes for the same file: use {use(spelled)}{end}"

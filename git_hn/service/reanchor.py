@@ -266,9 +266,9 @@ def _held_words(repo: Repo, commit: str, held_by: str, heads: dict[str, str]) ->
     if held_by or not tree:
         return (f"{held_by} holds it" if held_by else "a worktree's HEAD or a ref here holds it, perhaps a keep branch "
                 "hn-anchor/… (git branch -a --contains names it)", "take the commit off your branches first")
-    from ..core.gostr import quoted  # (a review: "git branch -a --contains" named nothing, and the commit was on no branch)
+    from ..core.gostr import cut  # (a review: "git branch -a --contains" named nothing, and the commit was on no branch)
 
-    return f'the HEAD of worktree "{quoted(tree, 200)}" holds it', "move that worktree's HEAD off it first"
+    return f'the HEAD of worktree "{cut(tree, 200)}" holds it', "move that worktree's HEAD off it first"
 
 
 def _worktree_heads(repo: Repo) -> dict[str, str]:

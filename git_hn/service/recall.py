@@ -537,7 +537,7 @@ def directory_hint(repo: Repo, at: str, path: str, option: str = "--path", mcp: 
     import json
     from shlex import quote
 
-    from ..core.gostr import one_line
+    from ..core.gostr import echoed, one_line
     from ..core.grammar import is_path
     from ..core.limits import LIMITS
     from ..core.projection import ProbeError
@@ -553,9 +553,9 @@ def directory_hint(repo: Repo, at: str, path: str, option: str = "--path", mcp: 
     if found is None or found[1] != "tree":
         return None
     example = _first_file(repo, found[2], path)
-    shown = json.dumps(one_line(example), ensure_ascii=False) if mcp else one_line(quote(example))
+    shown = json.dumps(one_line(example), ensure_ascii=False) if mcp else echoed(quote(example))
     such = f", such as {option} {shown}" if example and is_path(example, LIMITS.max_path) else ""
-    return (f"nothing is anchored to {one_line(path)}: it is a directory at commit {commit[:12]}, and {option} "
+    return (f"nothing is anchored to {echoed(path)}: it is a directory at commit {commit[:12]}, and {option} "
             f"takes a file, compared literally; recall a file in it{such}")
 
 

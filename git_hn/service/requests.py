@@ -18,7 +18,7 @@ import sys
 
 from ..core import envelope as envmod
 from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
-from ..core.gostr import and_joined, one_line, quoted
+from ..core.gostr import and_joined, echoed, one_line, quoted
 from ..core.grammar import STREAM_CHOICE_RULE, is_actor, is_oid, is_stream_choice, normalize_topic
 from ..core.limits import (APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS, PATH_RULE,
                            RECALL_MAX_CONTENT)
@@ -141,7 +141,7 @@ def resolve_paths(repo: Repo, commit: str, paths: list[str],
     if blobs:
         for p, b in zip(paths, blobs):
             if b != resolved[p]:
-                raise InputError(f"anchor.paths blob for {one_line(p)} does not match commit {commit}")
+                raise InputError(f"anchor.paths blob for {echoed(p)} does not match commit {commit}")
     entries = sorted({p: resolved[p] for p in paths}.items(), key=lambda kv: kv[0].encode("utf-8"))
     return tuple(PathAnchor(p, b) for p, b in entries)
 
@@ -582,7 +582,7 @@ def check_input_anchor(repo: Repo, record: Record) -> None:
         raise InputError("anchor.commit must be an exact available commit")
     for entry in record.anchor.paths:
         if tree_entry(repo, commit, entry.path) != entry.blob:
-            raise InputError(f"anchor.paths blob for {one_line(entry.path)} does not match commit {commit}")
+            raise InputError(f"anchor.paths blob for {echoed(entry.path)} does not match commit {commit}")
 
 
 def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None,

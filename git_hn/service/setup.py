@@ -60,9 +60,9 @@ def lock_path(repo: Repo) -> str:
 
 def check_agent(agent: str) -> str:
     if agent not in content.AGENTS:
-        from ..core.gostr import one_line
+        from ..core.gostr import one_line, spell_backslash
 
-        raise InputError(f"unknown agent \"{one_line(agent)[:40]}\"; use claude, codex, cursor or "
+        raise InputError(f"unknown agent \"{spell_backslash(one_line(agent)[:40])}\"; use claude, codex, cursor or "
                          "agents-md")
     return agent
 

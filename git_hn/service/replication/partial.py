@@ -184,10 +184,10 @@ def _tree_missing(run, o, missing: dict, why: str) -> None:
     """``o`` stops at the first tree of ``missing`` (its first memory's): a missing dependency
     that the clone's promisor remote can supply (Git's own lazy fetch, ``git cat-file -e``, which
     brings a tree with its folders), never an invalid memory."""
-    from ...core.gostr import quoted
+    from ...core.gostr import cut
 
     tree, (mid, commit, path) = next(iter(missing.items()))
-    recovery = (f"git cat-file -e {tree} (it fetches the folders of {quoted(path, 40)} at commit "
+    recovery = (f"git cat-file -e {tree} (it fetches the folders of {cut(path, 40)} at commit "
                 f"{commit[:12]}), then git hn sync {run.remote}")
     o.fail("dependency-missing", f"selection memory {o.id} has unavailable exact Git dependency {tree}, a "
            f"folder on an anchored path this partial clone lacks; recovery: {recovery}; fetching the folders from "

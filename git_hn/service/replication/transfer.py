@@ -35,7 +35,7 @@ def stall_timeout(repo, early: bool = False) -> float:
     ``sixty`` used to stand for 60 without a word. ``early``: read the answer started early
     (``cli.main``) and leave it for the next call to collect (a sync's first look costs no
     process of its own)."""
-    from ...core.gostr import bounded
+    from ...core.gostr import bounded, spell_backslash
     from ...errors import InputError
 
     proc = (repo.git.early_answer(STALL_QUESTION) if early else None) or repo.git.run(list(STALL_QUESTION))
@@ -48,7 +48,7 @@ def stall_timeout(repo, early: bool = False) -> float:
         value = float("nan")
     if not 0 < value <= STALL_MAX:  # (nan is in no range)
         raise InputError(f'hn.syncStallTimeout must be a number of seconds above 0 and at most {STALL_MAX:g} '
-                         f'(it is "{bounded(text, 64)}"); git config hn.syncStallTimeout {STALL_DEFAULT:g}')
+                         f'(it is "{spell_backslash(bounded(text, 64))}"); git config hn.syncStallTimeout {STALL_DEFAULT:g}')
     return value
 
 
