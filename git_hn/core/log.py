@@ -200,14 +200,27 @@ def _cut(text: str, limit: int, cells) -> str:
         return text
     if limit <= len(ELLIPSIS):
         return ""
-    out, used = [], 0
+    end, used = 0, 0
     for ch in text:
         w = cells(ch)
         if used + w > limit - len(ELLIPSIS):
             break
-        out.append(ch)
+        end += 1
         used += w
-    return "".join(out) + ELLIPSIS
+    return text[:_escape_kept(text, end)] + ELLIPSIS
+
+
+def _escape_kept(text: str, end: int) -> int:
+    """Where to cut spelled ``text`` at ``end`` or before: at the start of the ``\\u{…}`` that
+    ``end`` falls inside, so that an escape is whole or absent (``\\u{20…`` reads as some other
+    character, or as typed). In spelled text every ``\\u{`` begins an escape (a typed one is
+    ``\\u{5c}u{``: ``gostr.spell_backslash``) and ends at its ``}``. Without ``re``: a terminal's
+    recall and digest cut their lines here too."""
+    for back in (1, 2):  # (``\\`` or ``\\u`` kept, its ``{`` cut)
+        if end >= back and text.startswith("\\u{", end - back):
+            return end - back
+    at = text.rfind("\\u{", 0, end)
+    return at if at >= 0 and text.find("}", at, end) < 0 else end
 
 
 def join(f: Fields) -> str:
