@@ -403,11 +403,17 @@ def _projection(screen: Screen, row: dict, pad: int, reasons: dict) -> None:
     screen.whole("", [inert(item) for item in row["data"].get("evidence", ())], pad)
     for key, label in RELATION_LABEL:
         for other in row.get(key, ()):
-            line = labelled(label, short_id(other), ID, pad=pad)
+            short = short_id(other)
+            column = pad if pad + len(short) <= screen.width else 2
+            if column == pad:
+                line = labelled(label, short, ID, pad=pad)
+            else:  # (below 26 columns: the short ID, to copy, whole under its label, as ``Screen.whole``)
+                screen.line(Text(label, style=LABEL))
+                line = labelled("", short, ID, pad=column)
             why = inert(reasons.get(other, "")) if key == "challengers" else ""
             if why and line.cell_len + 1 + cell_len(why) > screen.width:  # (on the next line, in the column)
                 screen.line(line)
-                line = labelled("", "", pad=pad)
+                line = labelled("", "", pad=column)
             elif why:
                 line.append(" ")
             line.append(why)  # (why, as the page says it; cut at the width like a summary)
