@@ -681,3 +681,36 @@ def test_a_challenge_reason_on_a_terminal_is_inert_author_text(world):
     said = lines[at + 1]
     assert said.startswith(" " * len("Challenged by ") + "[bold]x[/bold] \ufffd[31mred"), said
     assert "\\u{202e}txt" in said and said.endswith("\u2026") and cell_len(said) == 80, said
+
+
+@pytest.mark.parametrize("columns", [20, 25, 26])
+def test_show_on_a_narrow_terminal_keeps_a_challengers_short_id_whole(world, columns):
+    """f158: below 26 columns (``Challenged by`` and its value column, 14, then 12 hex) the short
+    ID was cut (``Challenged by 12400f1b5d…``), and a cut ID is one nobody can copy. There it goes
+    under its label, two columns in, as ``Screen.whole`` puts a full ID, and the reason under it;
+    from 26 columns the line is as before."""
+    repo, ids = world
+    lines = SGR.sub("", _pty(repo, columns, "memory", "show", _short(ids["hostile"]))).splitlines()
+    short = _short(ids["challenge"])  # (``_screen``'s width check: the full IDs are wider, and whole)
+    if columns < 26:
+        at = lines.index("Challenged by")
+        assert lines[at + 1:at + 3] == ["  " + short, "  evidence-mismatch"], lines
+    else:
+        assert f"Challenged by {short}" in lines, lines
+    assert not any(line.startswith("Challenged by ") and short not in line for line in lines), lines
+
+
+def test_a_cut_log_column_never_ends_inside_a_spelled_escape(tmp_path):
+    """f158: a terminal's log cut the summary at the width, which could end in the middle of a
+    spelled invisible character (``x\\u{20…``): some other character, or typed text. The cut is
+    before the escape, so an escape is whole or absent; piped, the line is whole as before."""
+    repo = make_repo(tmp_path / "repo")
+    assert hn(repo, "init", "--name", "A").code == 0
+    mid = record_id(repo, content="zw" + "x\u200b" * 30)
+    partial = re.compile(r"\\(?!u\{[0-9a-f]+\})")  # a backslash that begins no whole escape
+    for columns in range(60, 69):  # (one width for each place in ``x\u{200b}``, 9 characters)
+        lines = _screen(_pty(repo, columns, "memory", "log"), columns)
+        line = next(line for line in lines if line.startswith(_short(mid)))
+        assert line.endswith("\u2026") and "zwx\\u{200b}" in line, (columns, line)
+        assert not partial.search(line) and line[:-1].endswith(("}", "x")), (columns, line)
+    assert "zw" + "x\\u{200b}" * 30 + "\n" in hn(repo, "memory", "log").out
