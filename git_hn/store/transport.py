@@ -338,17 +338,17 @@ def remote_url(git, remote: str, push: bool = False) -> str:
 # a server's own refusal of a fetch over git://, which carries no credentials (f154: "the remote
 # refused access" there got ssh's and HTTPS's credentials advice)
 GIT_REFUSED_WAY = ("git:// has no credentials: the server refused the fetch itself (check the path in the remote's "
-                   "URL, and ask whoever runs it to let you read that repository), then git hn sync {remote}")
+                   "URL, and ask whoever runs it to let you read that repository), then {sync}")
 # a repository on this machine (a local path, file://) that refused access: its files' permissions,
 # never credentials (f156: "permission denied" there got ssh's and HTTPS's credentials advice)
 LOCAL_REFUSED_WAY = ("a local repository has no credentials: this user may not {verb} some of its files (check their "
-                     "permissions with ls -l, its objects' too, or ask their owner), then git hn sync {remote}")
+                     "permissions with ls -l, its objects' too, or ask their owner), then {sync}")
 # a server's own refusal over HTTP(S) ("access denied" in its words, not a 401 that asks for a
 # password): the account's rights, which a credential helper's password does not change (f156:
 # the publication's said ssh's advice, the fetch's to set a helper, and a terminal's fetch asks
 # for nothing either)
 HTTP_REFUSED_WAY = ("the server refused access itself, asking for no password: check that your account (the one your "
-                    "credential helper gives) may {verb} that repository, then git hn sync {remote}")
+                    "credential helper gives) may {verb} that repository, then {sync}")
 
 
 def refused_way(reason: str, remote: str, url: str = "", git=None, push: bool = False) -> str:
@@ -359,14 +359,29 @@ def refused_way(reason: str, remote: str, url: str = "", git=None, push: bool = 
     to check; for HTTP(S), a server's own "access denied" (no 401: it asked for no password), the
     account's rights; else the credentials advice of a prompt that could not be shown
     (``without_terminal``). The one map from a refusal and a URL's kind to its way out: the
-    stream's fetch failure and the background publication both ask it (f156)."""
+    stream's fetch failure and the background publication both ask it (f156). Each of those three
+    fits ``WAY_MAX`` whatever the remote's name (``_fitted``)."""
     if reason == ACCESS_REFUSED and over_git_protocol(url):
-        return GIT_REFUSED_WAY.format(remote=remote)
+        return _fitted(GIT_REFUSED_WAY, remote)
     if reason == ACCESS_REFUSED and url and is_local(url):
-        return LOCAL_REFUSED_WAY.format(verb="write" if push else "read", remote=remote)
+        return _fitted(LOCAL_REFUSED_WAY, remote, verb="write" if push else "read")
     if reason == ACCESS_REFUSED and _credential_kind(url) == "http":
-        return HTTP_REFUSED_WAY.format(verb="push to" if push else "read", remote=remote)
+        return _fitted(HTTP_REFUSED_WAY, remote, verb="push to" if push else "read")
     return without_terminal(NO_CREDENTIALS, remote, url, git, push)
+
+
+WAY_MAX = 200  # characters of a way out the sync's stderr line keeps (``outcomes.failure_pointer``: else none)
+# (the sync again, when naming the remote would take the way past ``WAY_MAX``: every line that
+# gives a way names the remote already)
+SYNC_IT_AGAIN = "git hn sync that remote again"
+
+
+def _fitted(way: str, remote: str, **words: str) -> str:
+    """``way`` (ending "then {sync}") with ``git hn sync <remote>``, or ``SYNC_IT_AGAIN`` when
+    that name takes it over ``WAY_MAX`` characters: a remote named by more than ~20 characters
+    (Git's names take 128) made the summary line drop the advice whole (f160)."""
+    named = way.format(sync=f"git hn sync {remote}", **words)
+    return named if len(named) <= WAY_MAX else way.format(sync=SYNC_IT_AGAIN, **words)
 
 
 def ssh_way(remote: str, refused: bool = False, start: str = "give Git the credentials without a prompt") -> str:

@@ -640,11 +640,11 @@ def _alice_published(root):
     return remote, alice, bob
 
 
-def _refused_after_the_advertisement(tmp_path, remote, bob, refusal: str, **daemon):
+def _refused_after_the_advertisement(tmp_path, remote, bob, refusal: str, name: str = "origin", **daemon):
     """Bob's two syncs of ``remote`` (``--json``, then the lines), served by a git daemon whose
     access hook lets the advertisement's connection through and then refuses (``refusal``: the
-    shell's words after that check): (the JSON document's outcome, the lines' result). Nothing of
-    Bob's changes."""
+    shell's words after that check): (the JSON document's outcome, the lines' result). Bob's
+    remote is ``name``. Nothing of Bob's changes."""
     from servers import GitDaemon
 
     count = tmp_path / "connections"
@@ -653,12 +653,12 @@ def _refused_after_the_advertisement(tmp_path, remote, bob, refusal: str, **daem
                     f'[ "$n" -lt 2 ]{refusal}\n')
     hook.chmod(0o755)
     with GitDaemon(remote, tmp_path, (f"--access-hook={hook}",), **daemon) as served:
-        git(bob, "remote", "set-url", "origin", served.url)
-        assert hn(bob, "replication", "select", "--all").code == 0
+        git(bob, "remote", "set-url", name, served.url)
+        assert hn(bob, "replication", "select", name, "--all").code == 0
         before = refs_snapshot(bob)
-        out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+        out = json.loads(hn(bob, "sync", name, "--json").out)["outcomes"][0]
         count.unlink()
-        r = hn(bob, "sync")
+        r = hn(bob, "sync", name)
     assert refs_snapshot(bob) == before
     return out, r
 
@@ -738,26 +738,36 @@ def test_a_local_repository_that_refuses_a_fetch_gets_advice_for_its_files_not_c
     which got the credentials advice of ssh and HTTPS (an ssh key, a credential helper), though a
     path on this machine has none. Its advice names the files' permissions; nothing changes."""
     remote, alice, bob = _alice_published(tmp_path)
-    assert hn(bob, "replication", "select", "--all").code == 0
-    git(remote, "repack", "-adq")  # (its refs stay readable: the advertisement gets through)
+    out, r = _refused_by_its_files(remote, bob)
+    way = ("a local repository has no credentials: this user may not read some of its files (check their "
+           "permissions with ls -l, its objects' too, or ask their owner), then git hn sync origin")
+    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote refused access"), out
+    assert out["recovery"] == way, out
+    assert r.code == 1 and f"failed (structurally-invalid): {way} (the Replication line above says why)\n" \
+        in r.err, r.err
+    assert "credential helper" not in r.err and "ssh" not in r.err, r.err
+
+
+def _refused_by_its_files(remote, bob, name: str = "origin"):
+    """Bob's two syncs of the local ``remote`` (his remote ``name``: ``--json``, then the lines) as a
+    user its packed objects' directory refuses (``as_a_user_files_refuse``; its refs stay readable,
+    so the advertisement gets through): (the JSON document's outcome, the lines' result). Nothing of
+    Bob's changes."""
+    from helpers import Result
+
+    assert hn(bob, "replication", "select", name, "--all").code == 0
+    git(remote, "repack", "-adq")
     pack = remote / "objects" / "pack"
     before = refs_snapshot(bob)
     pack.chmod(0o000)
     try:
-        argv = as_a_user_files_refuse(["git", "hn", "sync", "--json"])
+        argv = as_a_user_files_refuse(["git", "hn", "sync", name, "--json"])
         got = subprocess.run(argv, cwd=bob, capture_output=True, env=os.environ)
         r = subprocess.run(argv[:-1], cwd=bob, capture_output=True, env=os.environ)
     finally:
         pack.chmod(0o755)
-    way = ("a local repository has no credentials: this user may not read some of its files (check their "
-           "permissions with ls -l, its objects' too, or ask their owner), then git hn sync origin")
-    out, err = json.loads(got.stdout)["outcomes"][0], r.stderr.decode()
-    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote refused access"), out
-    assert out["recovery"] == way, out
-    assert r.returncode == 1 and f"failed (structurally-invalid): {way} (the Replication line above says why)\n" \
-        in err, err
-    assert "credential helper" not in err and "ssh" not in err, err
     assert refs_snapshot(bob) == before
+    return json.loads(got.stdout)["outcomes"][0], Result(r.returncode, r.stdout, r.stderr)
 
 
 def test_an_https_server_that_refuses_a_fetch_in_its_own_words_gets_advice_for_the_account(tmp_path, http_backend):
@@ -766,6 +776,20 @@ def test_an_https_server_that_refuses_a_fetch_in_its_own_words_gets_advice_for_t
     nothing either. Its advice names the account's rights; the stream is not blamed; nothing
     changes."""
     remote, alice, bob = _alice_published(tmp_path)
+    out, r = _refused_over_https(http_backend, remote, bob)
+    way = ("the server refused access itself, asking for no password: check that your account (the one your credential "
+           "helper gives) may read that repository, then git hn sync origin")
+    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote refused access"), out
+    assert out["recovery"] == way, out
+    assert r.code == 1 and f"failed (structurally-invalid): {way} (the Replication line above says why)\n" in r.err, r.err
+    assert "ssh" not in r.out + r.err, r.err
+
+
+def _refused_over_https(http_backend, remote, bob, name: str = "origin"):
+    """Bob's two syncs of ``remote`` (his remote ``name``: ``--json``, then the lines) served over
+    HTTP by a server that lets each sync's advertisement through and refuses its fetches in its own
+    words (``ERR access denied``, no 401): (the JSON document's outcome, the lines' result).
+    Nothing of Bob's changes."""
     url = http_backend(remote)
     asked = []
 
@@ -777,19 +801,49 @@ def test_an_https_server_that_refuses_a_fetch_in_its_own_words_gets_advice_for_t
         return False
 
     http_backend.server(url).refuse_if = after_the_advertisement
-    git(bob, "remote", "set-url", "origin", url)
-    assert hn(bob, "replication", "select", "--all").code == 0
+    git(bob, "remote", "set-url", name, url)
+    assert hn(bob, "replication", "select", name, "--all").code == 0
     asked.clear()
     before = refs_snapshot(bob)
-    out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
-    r = hn(bob, "sync")
-    way = ("the server refused access itself, asking for no password: check that your account (the one your credential "
-           "helper gives) may read that repository, then git hn sync origin")
-    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote refused access"), out
-    assert out["recovery"] == way, out
-    assert r.code == 1 and f"failed (structurally-invalid): {way} (the Replication line above says why)\n" in r.err, r.err
-    assert "ssh" not in r.out + r.err and len(asked) == 6, (r.err, asked)
+    out = json.loads(hn(bob, "sync", name, "--json").out)["outcomes"][0]
+    r = hn(bob, "sync", name)
+    assert len(asked) == 6, asked
     assert refs_snapshot(bob) == before
+    return out, r
+
+
+# Git takes remote names of up to 128 characters (CONTRACT §3.2); a way out that names one this long
+# in its command went over the sync's line bound
+SIXTY = "a-remote-whose-name-takes-sixty-characters-of-the-sync-line0"
+
+
+@pytest.mark.parametrize("transport", ["git", "local", "https"])
+def test_a_refusals_way_out_fits_the_line_for_a_remote_named_by_sixty_characters(tmp_path, http_backend, transport):
+    """f160: the way out of a fetch refused over git://, on this machine or over HTTPS ends "then git
+    hn sync <remote>"; with a remote named by more than ~20 characters it went over the 200
+    characters the sync's stderr line keeps of a way out, and the line dropped it whole (its JSON
+    recovery kept it). Such a way now says "then git hn sync that remote again" (the line names the
+    remote already) and the line keeps it; nothing changes."""
+    remote, alice, bob = _alice_published(tmp_path)
+    git(bob, "remote", "rename", "origin", SIXTY)
+    assert len(SIXTY) == 60
+    if transport == "git":
+        out, r = _refused_after_the_advertisement(tmp_path, remote, bob, ' || { echo "access denied"; exit 1; }',
+                                                  name=SIXTY)
+        way = ("git:// has no credentials: the server refused the fetch itself (check the path in the remote's URL, "
+               "and ask whoever runs it to let you read that repository), then git hn sync that remote again")
+    elif transport == "local":
+        out, r = _refused_by_its_files(remote, bob, SIXTY)
+        way = ("a local repository has no credentials: this user may not read some of its files (check their "
+               "permissions with ls -l, its objects' too, or ask their owner), then git hn sync that remote again")
+    else:
+        out, r = _refused_over_https(http_backend, remote, bob, SIXTY)
+        way = ("the server refused access itself, asking for no password: check that your account (the one your "
+               "credential helper gives) may read that repository, then git hn sync that remote again")
+    assert out["diagnostic"].endswith(f"failed exact fetch from remote {SIXTY}: the remote refused access"), out
+    assert out["recovery"] == way and len(way) <= 200, out
+    assert r.code == 1 and f"failed (structurally-invalid): {way} (the Replication line above says why)\n" in r.err, r.err
+    assert f"1 of {SIXTY}'s streams failed" in r.err, r.err  # (where the line names the remote)
 
 
 def test_a_reason_without_fixed_words_names_the_command_that_shows_it(inited, tmp_path):

@@ -303,11 +303,13 @@ class SyncResult:
             # does not fetch, where "no branch of origin has it" was untrue)
             back = put_back(self.remote, missing, "this clone fetches", self.unfetched, said, self.kept.get(missing, ""))
         why = recovery or one_line(first.fields.get("diagnostic") or "")
-        if len(why) > 200:  # (a long diagnostic, of IDs mostly: cut to 12 characters, as sync prints them)
+        from ...store.transport import WAY_MAX  # (the bound ``refused_way``'s ways fit, f160)
+
+        if len(why) > WAY_MAX:  # (a long diagnostic, of IDs mostly: cut to 12 characters, as sync prints them)
             import re
 
             why = re.sub(r"\b(sha256:)?([0-9a-f]{12})[0-9a-f]{28,52}\b", r"\2", why)
-        why = back or (why if len(why) <= 200 else "")  # (else the status names the reason)
+        why = back or (why if len(why) <= WAY_MAX else "")  # (else the status names the reason)
         if not recovery and first.fields.get("unreached"):  # (a trial: a server gone mid-sync was
             # blamed on the stream, "whoever pushed it can push a valid one in its place")
             why = (f"{first.fields['unreached']}; its fetch from {self.remote} failed, not the stream: "
