@@ -11,7 +11,9 @@ everything else the user set, ``GIT_SSH_COMMAND``, ``SSH_AUTH_SOCK``, proxies, i
 ``store.git``), the exact arguments of the advertisement and of the remote URL question, and which
 configuration says how to reach a remote and authenticate to it (``TRANSPORT_CONFIG``): the only
 settings a quarantine takes over from the main repository, so that its fetch reaches the remote
-as the advertisement did.
+as the advertisement did. Also git-hn's fixed words for why a remote could not be reached or
+refused, and the way out of each (never Git's words, which quote the URL), and, for a local path
+Git could not enter, whether its repository refuses this user (``unreadable_repository``).
 
 Trusts: the user's transport and credential settings (they run as the user's own ssh, proxy and
 credential helpers for the advertisement anyway); nothing a remote sends.
@@ -201,6 +203,11 @@ NOT_EXPORTED = ("the remote's git daemon refused access or has no repository at 
                 "check the path in the remote's URL, and that the server exports that repository)")
 CREDENTIALS_REFUSED = "the remote refused the credentials given"
 NO_REPOSITORY = "the server has no repository at the remote's URL"
+NO_GIT_REPOSITORY = "no Git repository is at the remote's URL"  # (Git's "does not appear to be a git repository")
+# a local repository (or a directory above it) this user may not read: Git says it "does not appear
+# to be a git repository" as of a path with none (f156 left it so: the advice to check the URL was wrong)
+UNREADABLE_PATH = ("the remote's URL is a path on this machine that this user may not read (check the permissions "
+                   "of that directory and the ones above it with ls -ld, or ask their owner)")
 # Git's own line for an HTTP 404 (remote-curl's "fatal: repository '<url>' not found"): the URL
 # sits between its words, so the line is known by its two ends (a newcomer trial: a mistyped
 # HTTP URL was said in no fixed words at all)
@@ -215,7 +222,7 @@ _UNREACHABLE = (
     ("can't open /dev/tty", NO_PASSPHRASE),
     ("host key verification failed", "ssh could not verify the remote host's key (connect once with ssh "
                                      "to check and accept it)"),
-    ("does not appear to be a git repository", "no Git repository is at the remote's URL"),
+    ("does not appear to be a git repository", NO_GIT_REPOSITORY),
     ("repository not found", NO_REPOSITORY),  # (a hosting service's "remote: Repository not found.")
     ("remote error: no such repository", NO_REPOSITORY),  # (git daemon --informative-errors)
     ("could not resolve host", "the remote's host name does not resolve"),
@@ -279,6 +286,42 @@ def known_reason(stderr: bytes) -> str:
     if lines and all(line.startswith(_DROPPED) for line in lines):
         return CONNECTION_LOST
     return ""
+
+
+def local_path(url: str) -> str:
+    """The path a local ``url`` names (a path, ``~`` expanded as Git's ``enter_repo`` does it, or a
+    ``file://`` URL's), relative as given; "" for any other URL."""
+    if not url or not is_local(url):
+        return ""
+    path = url[len("file://"):] if _scheme(url, "://") is not None else url
+    return os.path.expanduser(path) if path.startswith("~") else path
+
+
+def unreadable_repository(path: str) -> bool:
+    """Whether Git could not enter the repository at ``path`` (absolute) for want of permissions: a
+    directory it tries (Git's order: ``path/.git``, ``path``, ``path.git/.git``, ``path.git``), or
+    one above it, refuses this user, or so do the ``objects``, ``refs`` or ``HEAD`` in it that Git
+    looks for. Git says of such a path only that it "does not appear to be a git repository", as of
+    one with no repository. Only after Git said so: at most a few ``stat`` and ``access`` calls."""
+    import stat
+
+    path = path.rstrip("/") or "/"
+    for tried in (f"{path}/.git", path, f"{path}.git/.git", f"{path}.git"):
+        try:
+            mode = os.stat(tried).st_mode
+        except PermissionError:
+            return True  # (a directory above it this user may not search)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(mode):
+            continue  # (a file: Git's gitfile, or nothing it enters)
+        if not os.access(tried, os.X_OK):
+            return True
+        for name, needs in (("objects", os.X_OK), ("refs", os.X_OK), ("HEAD", os.R_OK)):
+            inside = os.path.join(tried, name)
+            if os.path.lexists(inside) and not os.access(inside, needs):
+                return True
+    return False
 
 
 def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bool = False) -> str:

@@ -770,6 +770,40 @@ def _refused_by_its_files(remote, bob, name: str = "origin"):
     return json.loads(got.stdout)["outcomes"][0], Result(r.returncode, r.stdout, r.stderr)
 
 
+def test_a_local_remote_this_user_may_not_read_is_said_to_refuse_it_not_to_lack_a_repository(inited, bare_remote):
+    """f160 (left by f156): a local remote whose directory (or its objects') this user may not read
+    fails the advertisement with Git's "does not appear to be a git repository", which git-hn said
+    as "no Git repository is at the remote's URL", sending the user to check a URL that is right.
+    It is said to be a path this user may not read, with what to check, for an absolute URL and for
+    a relative one (counted from the top of the working tree, the sync run in a subdirectory); a
+    path with nothing there keeps its words (``test_a_remote_that_cannot_be_reached…``). Nothing
+    changes."""
+    remote = bare_remote()
+    git(inited, "remote", "add", "shut", str(remote))
+    git(inited, "remote", "add", "near", os.path.relpath(remote, inited))
+    (inited / "sub").mkdir()
+    for name in ("shut", "near"):
+        assert hn(inited, "replication", "select", name, "--all").code == 0
+    said = ("the remote's URL is a path on this machine that this user may not read (check the permissions of that "
+            "directory and the ones above it with ls -ld, or ask their owner)")
+    before = refs_snapshot(inited)
+    for shut in (remote, remote / "objects"):
+        shut.chmod(0o000)
+        try:
+            for name, cwd in (("shut", inited), ("near", inited / "sub")):
+                argv = as_a_user_files_refuse(["git", "hn", "sync", name, "--json"])
+                got = subprocess.run(argv, cwd=cwd, capture_output=True, env=os.environ)
+                r = subprocess.run(argv[:-1], cwd=cwd, capture_output=True, env=os.environ)
+                error = f"replication advertisement failed for remote {name}; {said}"
+                assert got.returncode == 1 and error in json.loads(got.stdout)["error"], got.stdout
+                assert (r.returncode, r.stderr.decode()) == (1, f"git-hn: import phase failed (publication phase "
+                                                                 f"completed): {error}\n"), r.stderr
+        finally:
+            shut.chmod(0o755)
+    assert refs_snapshot(inited) == before
+    assert hn(inited, "sync", "shut").code == 0  # (readable again: the same URL works)
+
+
 def test_an_https_server_that_refuses_a_fetch_in_its_own_words_gets_advice_for_the_account(tmp_path, http_backend):
     """f156: a server's own "access denied" over HTTP(S) (no 401: it asked for no password) got the
     advice to set a credential helper and fetch once at a terminal, where the fetch asks for

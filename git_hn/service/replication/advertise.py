@@ -57,9 +57,11 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
     if proc.returncode != 0:
         from shlex import quote
 
-        from ...store.transport import unreachable_reason, without_terminal
+        from ...store.transport import NO_GIT_REPOSITORY, unreachable_reason, without_terminal
 
         reason = unreachable_reason(proc.stderr, f"git ls-remote {quote(remote)}")
+        if reason == NO_GIT_REPOSITORY:  # (or one this user may not read: f160)
+            reason = _unreadable_here(repo, url) or reason
         way_out = without_terminal(reason, remote, url, repo.git)
         raise PhaseError(f"{phase('advertisement', remote).message}; {reason}" + (f"; {way_out}" if way_out else ""),
                          unreachable=True)
@@ -71,6 +73,26 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
                            repo.oid_hex_len)
         raise other_format(remote, theirs, repo.oid_hex_len) if theirs else phase("advertisement validation", remote)
     return got
+
+
+def _unreadable_here(repo: Repo, url: str) -> str:
+    """``store.transport.UNREADABLE_PATH`` when ``url`` is a local path whose repository this user
+    may not read (``unreadable_repository``; a relative path counts from where Git runs: the top
+    of the working tree, or a bare repository's Git directory), else "". Git says only that it
+    "does not appear to be a git repository", as of a path with none (f160). Only after the
+    advertisement failed, and only for a local URL: a few ``stat`` calls."""
+    import os
+
+    from ...store.transport import UNREADABLE_PATH, local_path, unreadable_repository
+
+    path = local_path(url)
+    if not path:
+        return ""
+    if not os.path.isabs(path):
+        from ...store.worktree import toplevel
+
+        path = os.path.join(toplevel(repo) or repo.git_dir, path)
+    return UNREADABLE_PATH if unreadable_repository(path) else ""
 
 
 def unanswered(remote: str, timeout: float) -> PhaseError:
