@@ -113,23 +113,24 @@ def show_policy(repo, doc: dict, maintainers=()) -> None:
 
 def working_hint(repo, doc: dict, waiting: bool = True) -> bool:
     """``policy show`` of HEAD when the working tree's policy file is not HEAD's: one hint that it
-    is in a merge conflict, or invalid (why, and the way out: ``policy_edit.invalid_working``, a
-    file over the policy's bound too), or, with ``waiting``, not committed yet. ``--json`` passes
-    ``waiting`` False: its document is the contract's, so a file that cannot be committed as it is
-    is said on stderr as the lines' form says it (f151), and one waiting for its commit, as before,
-    not at all. Whether the working tree holds such a file (``absent_hint`` is then not said)."""
+    is in a merge conflict, or one git hn does not read (a symbolic link, a file this user may not
+    read: ``policy_edit.unusable_working``, f160), or invalid (why, and the way out:
+    ``policy_edit.invalid_working``, a file over the policy's bound too), or, with ``waiting``, not
+    committed yet. ``--json`` passes ``waiting`` False: its document is the contract's, so a file
+    that cannot be committed as it is is said on stderr as the lines' form says it (f151), and one
+    waiting for its commit, as before, not at all. Whether the working tree holds such a file (``absent_hint`` is then not said)."""
     from ..service.policy_working import differs_from_working
 
     if doc["commit"] != repo.head_commit() or not differs_from_working(repo, doc["commit"]):  # (HEAD's: an
         # older commit's policy differs from the working tree's as a matter of course)
         return False
-    from ..service.policy_edit import UNMERGED, invalid_working, unmerged
+    from ..service.policy_edit import UNMERGED, invalid_working, unmerged, unusable_working
 
     if unmerged(repo):  # (a trial: "commit it to apply it" said of a file of conflict markers)
         render.hint(f"{UNMERGED}; until the merge is committed, this shows the policy at commit "
                     f"{doc['commit'][:12]}, which recall and brief read")
         return True
-    invalid = invalid_working(repo)
+    invalid = unusable_working(repo) or invalid_working(repo)
     if invalid:  # (a trial: "commit it to apply it" said of a file that is not valid JSON)
         render.hint(invalid)
     elif waiting:

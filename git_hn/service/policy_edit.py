@@ -101,14 +101,44 @@ def fix_invalid(repo: Repo) -> str:
     """The way out of an invalid working-tree policy: ``RESTORE`` when HEAD has a policy that is
     valid (``policy show`` would show it), else ``FIX_BY_HAND``. Only on an error or hint path:
     one ``cat-file`` of HEAD's blob, as ``policy_working`` reads it."""
+    return RESTORE if _valid_at_head(repo) else FIX_BY_HAND
+
+
+def _valid_at_head(repo: Repo) -> bool:
+    """Whether HEAD holds a valid policy (one ``cat-file`` of its blob)."""
     proc = repo.git.run(["cat-file", "blob", f"HEAD:{worktree.POLICY}"])
     if proc.returncode != 0:
-        return FIX_BY_HAND
+        return False
     try:
         policyedit.canonical_document(proc.stdout)
     except PolicyError:
-        return FIX_BY_HAND
-    return RESTORE
+        return False
+    return True
+
+
+# what ``policy show`` says of a working-tree policy git hn does not read (f160: it said nothing,
+# and with no policy at HEAD advised policy init, which refuses either)
+LINKED = f"{worktree.POLICY} in the working tree is a symbolic link, which git hn neither follows nor edits"
+UNREADABLE = (f"{worktree.POLICY} in the working tree cannot be read: this user may not read it, or search .hn "
+              f"(ls -ld .hn {worktree.POLICY} shows their owners and modes); make them readable (chmod u+r "
+              f"{worktree.POLICY}, chmod u+rx .hn), or ask their owner")
+
+
+def unusable_working(repo: Repo) -> str:
+    """For ``policy show``'s hint, a working-tree policy git hn does not read (``worktree.unusable``):
+    what is wrong and the way out; "" otherwise. A symbolic link is never followed, so its way out
+    is a regular file in its place: HEAD's, when HEAD has a valid policy (one ``cat-file``), or a
+    copy of the file it points to."""
+    top = worktree.toplevel(repo)
+    why = "" if top is None else worktree.unusable(top)
+    if why == "unreadable":
+        return UNREADABLE
+    if why != "link":
+        return ""
+    if _valid_at_head(repo):
+        return (f"{LINKED}; git checkout HEAD -- {worktree.POLICY} puts the committed file in its place, or "
+                "replace the link with a copy of the file it points to")
+    return f"{LINKED}; replace the link with a copy of the file it points to, or remove it and run git hn policy init"
 
 
 def invalid_working(repo: Repo) -> str:

@@ -68,11 +68,13 @@ def differs_from_working(repo: Repo, commit: str) -> bool:
     """Whether the working tree holds a policy file that is not the policy at ``commit`` (a
     ``policy init`` or ``trust`` not committed yet: what ``policy show`` shows is the committed
     one, which a newcomer took for a failed init). A file over the policy's bound is one (f151:
-    no policy at a commit that can be shown is that large, and it went unmentioned)."""
+    no policy at a commit that can be shown is that large, and it went unmentioned), and so is a
+    symbolic link or a file this user may not read (``worktree.unusable``, f160: neither was)."""
     try:
         data = _working_file(repo)
     except PolicyError:  # (``worktree.read_policy``'s only one: over the bound)
         return True
     except HnError:
-        return False
+        top = worktree.toplevel(repo)
+        return top is not None and bool(worktree.unusable(top))
     return data is not None and not _committed_as(repo, commit, data)

@@ -104,6 +104,26 @@ def check_dir(top: str) -> bool:
     return True
 
 
+def unusable(top: str) -> str:
+    """Why git hn does not read the working tree's policy file, for ``policy show``'s hint (f160):
+    "link" (a symbolic link at its path: never followed, *symlink redirection*) or "unreadable"
+    (this user may not read it, or search ``.hn``); "" otherwise (no file, one ``read_policy``
+    reads, or one it refuses for another reason: a link or a file at ``.hn``, a FIFO). A few
+    ``lstat`` and ``access`` calls, never a read."""
+    directory, path = policy_dir(top), policy_path(top)
+    try:
+        if not stat.S_ISDIR(os.lstat(directory).st_mode):
+            return ""
+        if not os.access(directory, os.X_OK):
+            return "unreadable"
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return ""
+    if stat.S_ISLNK(mode):
+        return "link"
+    return "unreadable" if stat.S_ISREG(mode) and not os.access(path, os.R_OK) else ""
+
+
 def read_policy(top: str) -> tuple[bytes, int] | None:
     """The working-tree policy's bytes and permission bits, or None when there is no file."""
     if not check_dir(top):

@@ -387,6 +387,71 @@ def test_policy_show_json_and_a_working_tree_policy_over_the_bound_say_the_file_
                                                       "run git hn policy init"], args
 
 
+def test_policy_show_says_a_symlinked_working_tree_policy_is_not_followed_and_what_replaces_it(inited, tmp_path):
+    """f160 (left by f151): a working-tree policy that is a symbolic link (git hn never follows one:
+    *symlink redirection*) got no ``policy show`` hint, and with no policy at HEAD the lines
+    advised ``policy init``, which refuses it. Both forms now say it is a link, and what puts a
+    regular file in its place: HEAD's, when HEAD has a valid policy (the advice works, and leaves
+    the link's target as it was), else a copy of the target, or init once it is gone. The document
+    and the lines are HEAD's as before; nothing is changed."""
+    assert hn(inited, "policy", "init").code == 0
+    _commit(inited)
+    document, lines = hn(inited, "policy", "show", "--json").out, hn(inited, "policy", "show").out
+    target, committed = tmp_path / "elsewhere.json", _policy_file(inited).read_bytes()
+    target.write_bytes(committed)
+    _policy_file(inited).unlink()
+    _policy_file(inited).symlink_to(target)
+    linked = "git-hn: hint: .hn/policy.json in the working tree is a symbolic link, which git hn neither follows nor edits"
+    said = (f"{linked}; git checkout HEAD -- .hn/policy.json puts the committed file in its place, or replace the link "
+            "with a copy of the file it points to")
+    for args, out in ((("--json",), document), ((), lines)):
+        r = hn(inited, "policy", "show", *args)
+        assert (r.code, r.out, r.err.splitlines()[-1]) == (0, out, said), args
+        assert r.err.count("in the working tree") == 1
+    assert _policy_file(inited).is_symlink() and target.read_bytes() == committed
+    git(inited, "checkout", "-q", "HEAD", "--", ".hn/policy.json")  # (the advice)
+    assert not _policy_file(inited).is_symlink() and _policy_file(inited).read_bytes() == target.read_bytes()
+    assert "in the working tree" not in hn(inited, "policy", "show").err
+    git(inited, "rm", "-q", "--cached", ".hn/policy.json")
+    git(inited, "commit", "-q", "-m", "no policy")  # (nothing to restore: the other way out, not init's hint)
+    _policy_file(inited).unlink()
+    _policy_file(inited).symlink_to(target)
+    for args in (("--json",), ()):
+        r = hn(inited, "policy", "show", *args)
+        assert r.code == 0 and r.err.splitlines() == [f"{linked}; replace the link with a copy of the file it points "
+                                                      "to, or remove it and run git hn policy init"], args
+    assert _policy_file(inited).is_symlink()
+
+
+def test_policy_show_says_a_working_tree_policy_this_user_may_not_read_cannot_be_read(inited):
+    """f160 (left by f151): a working-tree policy this user may not read (its mode, or ``.hn``'s)
+    got no ``policy show`` hint. Both forms now say it cannot be read, why, and what to do, as a
+    user file modes refuse (``as_a_user_files_refuse``); the output is HEAD's as before, and
+    nothing is changed."""
+    from test_errors_that_help import as_a_user_files_refuse
+
+    assert hn(inited, "policy", "init").code == 0
+    _commit(inited)
+    policy, hn_dir = _policy_file(inited), Path(inited) / ".hn"
+    document, lines = hn(inited, "policy", "show", "--json").out, hn(inited, "policy", "show").out
+    said = ("git-hn: hint: .hn/policy.json in the working tree cannot be read: this user may not read it, or search "
+            ".hn (ls -ld .hn .hn/policy.json shows their owners and modes); make them readable (chmod u+r "
+            ".hn/policy.json, chmod u+rx .hn), or ask their owner")
+    before = policy.read_bytes()
+    for shut, mode in ((policy, 0o644), (hn_dir, 0o755)):
+        shut.chmod(0o000 if shut == policy else 0o644)  # (.hn listed, not searched)
+        try:
+            for args, out in ((("--json",), document), ((), lines)):
+                r = subprocess.run(as_a_user_files_refuse(["git", "hn", "policy", "show", *args]), cwd=inited,
+                                   capture_output=True, env=os.environ)
+                err = r.stderr.decode()
+                assert (r.returncode, r.stdout.decode(), err.splitlines()[-1]) == (0, out, said), (shut, args, err)
+                assert err.count("in the working tree") == 1
+        finally:
+            shut.chmod(mode)
+    assert policy.read_bytes() == before
+
+
 def test_trust_adds_a_memory_section_to_a_policy_without_one(inited):
     a = actor_of(inited)
     (inited / ".hn").mkdir()
