@@ -118,7 +118,8 @@ def working_hint(repo, doc: dict, waiting: bool = True) -> bool:
     ``policy_edit.invalid_working``, a file over the policy's bound too), or, with ``waiting``, not
     committed yet. ``--json`` passes ``waiting`` False: its document is the contract's, so a file
     that cannot be committed as it is is said on stderr as the lines' form says it (f151), and one
-    waiting for its commit, as before, not at all. Whether the working tree holds such a file (``absent_hint`` is then not said)."""
+    waiting for its commit, as before, not at all. Whether the working tree holds such a file
+    (``absent_hint`` is then not said)."""
     from ..service.policy_working import differs_from_working
 
     if doc["commit"] != repo.head_commit() or not differs_from_working(repo, doc["commit"]):  # (HEAD's: an

@@ -414,8 +414,9 @@ def refused_way(reason: str, remote: str, url: str = "", git=None, push: bool = 
 
 
 WAY_MAX = 200  # characters of a way out the sync's stderr line keeps (``outcomes.failure_pointer``: else none)
-# (the sync again, when naming the remote would take the way past ``WAY_MAX``: every line that
-# gives a way names the remote already)
+# (the sync again, when naming the remote would take the way past ``WAY_MAX``: the remote is named
+# beside the way already, by the sync's Replication line and JSON outcome, the fetch hook's line
+# and the publication's)
 SYNC_IT_AGAIN = "git hn sync that remote again"
 
 
