@@ -61,7 +61,18 @@ class HnCommand(TyperCommand):
     argument's metavar verbatim (``MEMORY``, ``[REMOTE]``, ``MEMORY [CONTENT]``), and the
     Arguments section gives metavar and help, without typer's type labels (``<list[str]>``).
     A hidden catch-all argument (kept so that a stray word is a usage error, not click's) shows
-    nowhere."""
+    nowhere. A command without an option of ``options.GLOBAL_OPTS`` takes it all the same,
+    hidden from its help (its output has no colour to turn off)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        from typer._coercion import bool_flag_type_descriptor  # (typer is pinned: pyproject.toml)
+        from typer.core import TyperOption
+
+        given = {name for p in self.params for name in p.opts}
+        self.params += [TyperOption(param_decls=[o.name], type_descriptor=bool_flag_type_descriptor(), is_flag=True,
+                                    default=False, hidden=True, expose_value=False, help=o.help)
+                        for o in options.GLOBAL_OPTS if o.name not in given]  # (switches all)
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
         """click's parsing, after the checks of ``options.parse``'s that click lacks

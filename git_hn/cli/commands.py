@@ -622,16 +622,18 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
 
 
 def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
-    """``git hn mcp``: at most one ``--allow-write`` and one ``--repo PATH``; nothing else."""
+    """``git hn mcp``: at most one ``--allow-write`` and one ``--repo PATH`` (and ``--no-color``, which
+    changes nothing); nothing else."""
     from .options import bad_option, is_option_word, missing_value, stray
 
-    allow_write, repo, words, rest = False, None, [], iter(args)
+    allow_write, no_color, repo, words, rest = False, False, None, [], iter(args)
     for arg in rest:
         if arg == "--":
             words += rest
         elif arg.partition("=")[0] == "--repo":
             value = arg[len("--repo="):] if "=" in arg else next(rest, None)
-            if "=" not in arg and value is not None and is_option_word(value, ("--repo", "--allow-write")):
+            if "=" not in arg and value is not None and is_option_word(value, ("--repo", "--allow-write",
+                                                                               "--no-color")):
                 raise UsageError(f"{MCP_USAGE}; {missing_value('--repo', 'PATH', value)}")
             if value == "":
                 from .options import empty
@@ -642,8 +644,10 @@ def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
             repo = value
         elif arg == "--allow-write" and not allow_write:
             allow_write = True
+        elif arg == "--no-color" and not no_color:  # (every command takes it: ``options.GLOBAL_OPTS``)
+            no_color = True
         elif arg.startswith("-"):
-            raise bad_option(MCP_USAGE, arg, ("--allow-write",), ("--repo",), operands=False)
+            raise bad_option(MCP_USAGE, arg, ("--allow-write", "--no-color"), ("--repo",), operands=False)
         else:
             words.append(arg)
     if words:

@@ -63,9 +63,9 @@ git hn demo
 git hn help [COMMAND]
 git hn version [--json]
 
-Run 'git hn <command> -h' for the options of a command. --no-color before
-the command (git hn --no-color memory log) turns colour off on a terminal
-for any command; after it, for a command whose -h lists it.
+Run 'git hn <command> -h' for the options of a command. --no-color turns
+colour off on a terminal for any command, before or after it (git hn
+--no-color memory log, git hn memory log --no-color).
 
 The manual: man git-hn (or git help hn, git hn --help), with a page per
 command group (man git-hn-memory) and the memory model (man 7 hn-memory).
@@ -92,6 +92,7 @@ TOP = {"init", "identity", "memory", "policy", "replication", "sync", "hooks", "
        "mcp", "setup"}
 HELP = ("-h", "--help")
 GROUP_HELP = {"memory"}  # bare groups that print their help (the others: a usage error)
+NESTED = (["memory", "index"], ["hooks", "run"])  # (a command word follows them: ``_without_no_color``)
 COMPLETE = "__complete"  # hidden entry point of the shell completion scripts, never in help
 
 
@@ -357,15 +358,29 @@ def _fitted(text: str, width: int | None) -> str:
     return "\n\n".join(out)
 
 
-def dispatch(argv: list[str]) -> int:
-    # ``git hn --no-color <command>``: the option before the command, as Git takes ``-c`` there
-    # (a newcomer trial was told 'unknown command "--no-color"'); it applies to every command
-    render.no_color_first = argv[:1] == ["--no-color"]
-    while argv[:1] == ["--no-color"]:
-        argv = argv[1:]
+def _without_no_color(argv: list[str]) -> list[str]:
+    """``argv`` without the ``--no-color`` given where a command's word may stand, which then
+    holds for this run (``render.no_color_first``): before the command, as Git takes ``-c`` there
+    (a newcomer trial was told 'unknown command "--no-color"'), between a group and its command
+    (``memory --no-color log``), after ``memory index`` and after ``hooks run`` (before the hook's
+    name: what follows the name is Git's). After the command its parser takes it
+    (``options.GLOBAL_OPTS``)."""
+    render.no_color_first = False
     if argv[:1] == ["help"] and "--no-color" in argv[1:]:  # (``git hn help --no-color memory``)
         render.no_color_first = True
-        argv = [a for a in argv if a != "--no-color"]
+        return [a for a in argv if a != "--no-color"]
+    argv, at = list(argv), 0
+    while True:
+        while argv[at:at + 1] == ["--no-color"]:
+            render.no_color_first = True
+            del argv[at]
+        if not (at == 0 and argv[:1] and argv[0] in GROUPS or at == 1 and argv[:2] in NESTED):
+            return argv
+        at += 1
+
+
+def dispatch(argv: list[str]) -> int:
+    argv = _without_no_color(argv)
     if argv[:1] in (["help"], *([h] for h in HELP)) and argv[1:2] and not argv[1].startswith("-"):
         # ``git hn help memory``, ``git hn -h memory``: as ``git hn memory -h`` (they printed the summary)
         argv = [*argv[1:], "--help"]
@@ -385,10 +400,10 @@ def dispatch(argv: list[str]) -> int:
         if rest not in ([], ["--json"]):
             from .options import switches
 
-            switches(rest, ("--json",), "usage: git hn version [--json]")
+            switches(rest, ("--json", "--no-color"), "usage: git hn version [--json]")  # (``GLOBAL_OPTS``)
         from ..version import report
 
-        sys.stdout.write(report(bool(rest)) + "\n")
+        sys.stdout.write(report("--json" in rest) + "\n")
         return 0
     if cmd == "hooks" and argv[1:2] == ["run"]:
         # ``hooks run HOOK -h`` too: Git never calls a hook so (pre-push gets a remote and a URL,

@@ -33,6 +33,14 @@ class Opt(NamedTuple):
     clears: bool = False  # "" is a value: it clears the target's (supersede --subject ""); else "" is refused
 
 
+# the options every command takes after it too (before it: ``main.dispatch``): a command whose
+# table lacks one takes it all the same (``parse``; typer's commands: ``app.HnCommand``), and
+# where its output has no colour it changes nothing. Only a command with coloured output lists
+# ``--no-color`` in its -h (a newcomer trial: ``brief --no-color`` and ``export --no-color`` were
+# refused, in two different orders, while ``policy show --no-color`` was taken)
+GLOBAL_OPTS = (Opt("--no-color", "no_color", help=NO_COLOR_HELP),)
+
+
 RECORD_FIELDS = (
     Opt("--kind", "kind", "KIND", help="record kind: observation, decision, assumption, attempt, "
                                       "verification or handoff", signed=True),
@@ -274,10 +282,13 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str, operands: bool = T
     Mirrors click's rules, but for one: an option that takes a value consumes the next argument
     unless that is another option of the command, ``-h`` or ``--`` (``is_option_word``: then the
     value is missing); a switch given a value is a usage error; anything else starting with ``-``
-    is an unknown option (``operands``: whether the command takes any, for its hint).
+    is an unknown option (``operands``: whether the command takes any, for its hint). The
+    ``GLOBAL_OPTS`` are options of every table.
     """
     table = {o.name: o for o in opts}
-    values: dict = {o.dest: ([] if o.multiple else (False if o.metavar is None else None)) for o in opts}
+    for o in GLOBAL_OPTS:
+        table.setdefault(o.name, o)
+    values: dict = {o.dest: ([] if o.multiple else (False if o.metavar is None else None)) for o in table.values()}
     positional: list[str] = []
     i = 0
     while i < len(argv):

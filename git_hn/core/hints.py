@@ -66,8 +66,6 @@ def unknown_option(name: str, choices, elsewhere=(), operands: bool = True) -> s
     synonym = next((c for c in SYNONYMS.get(name, ()) if c in choices), None)
     if synonym:
         return f"{text}; did you mean {synonym}?"
-    if name == "--no-color" and name in elsewhere:  # (a review: before the command, every one takes it)
-        return f"{text} for this command (before the command, every git hn command takes it: git hn --no-color COMMAND)"
     if name in elsewhere:
         return f"{text} for this command (other git hn commands take it)"
     # compared without the dashes, which every name shares and which would make "--bogus" look

@@ -285,11 +285,13 @@ TABLES = {"record": options.RECORD_OPTS, "handoff": options.HANDOFF_OPTS, "recal
 
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_fast_and_typer_option_tables_agree(name):
-    """Every ``git hn memory`` command parsed without typer declares the same options to typer."""
+    """Every ``git hn memory`` command parsed without typer declares the same options to typer
+    (both take the global ones, ``options.GLOBAL_OPTS``, whether its table lists them or not)."""
     opts = TABLES[name]
     cmd = appmod.click_command().commands["memory"].commands[name]
     names = sorted(n for p in cmd.params for n in getattr(p, "opts", []) if n.startswith("-"))
-    assert names == sorted(o.name for o in opts)
+    assert names == sorted({o.name for o in (*opts, *options.GLOBAL_OPTS)})
+    assert options.parse([], opts, "usage")[0]["no_color"] is False  # (the fast parser's too)
     multiple = sorted(p.opts[0] for p in cmd.params if getattr(p, "multiple", False))
     assert multiple == sorted(o.name for o in opts if o.multiple)
 
