@@ -101,8 +101,33 @@ def renamed_hint(repo: Repo, query: str):
 
         new, cause = what_became(repo, query)
         commit = not new and cause != "drop" and _names_a_commit(repo, query)  # (a newcomer gave git log's ID)
-        lost = [] if new or cause == "drop" or commit else _lost(repo)  # (an own stream's ref moved back)
-        raise InputError(*both(_not_found_way, exc.message, query, new, cause, commit, lost)) from None
+        # (a newcomer trial: the actor ID ``identity list`` prints, or a stream's, got the generic line)
+        owner = () if new or cause == "drop" or commit else _names_an_owner(repo, query)
+        lost = [] if new or cause == "drop" or commit or owner else _lost(repo)  # (an own stream's ref moved back)
+        raise InputError(*both(_not_found_way, exc.message, query, new, cause, commit, lost, owner)) from None
+
+
+def _names_an_owner(repo: Repo, query: str) -> tuple[str, str] | tuple[()]:
+    """("actor", its ID) when ``query`` (a full ID or a unique prefix, as ``show`` takes memory
+    IDs) names an actor with a memory stream here or an identity of the keyring, else ("stream",
+    its owner) when it names one memory stream here (local or accepted), else (). Read for an
+    error only; a ref or a keyring that cannot be read gives ()."""
+    from ..errors import HnError
+    from ..store import identity
+
+    q = query[len("sha256:"):] if query.startswith("sha256:") else query
+    if not _query_hex(q):
+        return ()
+    try:
+        sources = streams.list_sources(repo)
+        actors = {s.actor for s in sources} | {ident.actor for ident, _active in identity.list_identities(repo)}
+    except (HnError, OSError):
+        return ()
+    for what, found in (("actor", {a: a for a in actors}), ("stream", {s.stream[len("sha256:"):]: s.actor for s in sources})):
+        named = {owner for key, owner in found.items() if key.startswith(q)}
+        if len(named) == 1:
+            return what, named.pop()
+    return ()
 
 
 def _lost(repo: Repo) -> list:
@@ -121,11 +146,12 @@ NOT_FOUND_WAY_MCP = ('memory_recall with lifecycle ["all"] and includeUntrusted 
 
 
 def _not_found_way(message: str, query: str, new: str, cause: str, commit: bool, lost: list = (),
-                   mcp: bool = False) -> str:
+                   owner: tuple = (), mcp: bool = False) -> str:
     """``renamed_hint``'s message: the "not found" ``message``, then what became of ``query``
-    (signed again as ``new`` for ``cause``, dropped, or a ``commit``), or that a stream of the
-    reader's own lost memories outside git-hn (``lost``: it may have been one of them), or where
-    IDs are listed."""
+    (signed again as ``new`` for ``cause``, dropped, or a ``commit``), or what it names instead
+    (``owner``: an actor or a stream, and the actor whose memories to list), or that a stream of
+    the reader's own lost memories outside git-hn (``lost``: it may have been one of them), or
+    where IDs are listed."""
     from ..store.reanchor import CAUSES
 
     if new:
@@ -139,6 +165,13 @@ def _not_found_way(message: str, query: str, new: str, cause: str, commit: bool,
         recall = f"memory_recall with atCommit {query}" if mcp else f"git hn memory recall --at {query}"
         listed = "" if mcp else ", git hn memory log all of them"
         return f"{message}; {query} is a commit, not a memory: {recall} lists the memories that apply there{listed}"
+    if owner:
+        what, actor = owner
+        listing = (f'memory_recall with actor ["{actor}"], lifecycle ["all"] and includeUntrusted true' if mcp
+                   else f"git hn memory log --actor {actor}")
+        return (f"{message}; {query} is an actor, not a memory: {listing} lists the memories it signed"
+                if what == "actor" else
+                f"{message}; {query} is a memory stream, not a memory: {listing} lists the memories of its owner")
     if lost:
         from ..store.rewound import warning
 

@@ -56,6 +56,23 @@ def test_a_refusal_names_the_tool_to_call_not_the_command(inited):
         "; git hn memory log lists the IDs this clone holds, and git hn sync REMOTE imports a teammate's\n")
 
 
+def test_an_actor_id_given_as_a_memory_names_the_recall_that_lists_its_memories(inited):
+    """(f164) ``memory_show`` of an actor's ID, or a stream's: what it is, and the tool call that
+    lists that actor's memories, every lifecycle and trust class (the CLI names ``memory log``)."""
+    mine = record(inited, content="cache for an hour")
+    alice, stream = mine["actor"], mine["stream"]
+
+    async def body(client):
+        return [await client.call_tool("memory_show", {"memory": given}) for given in (alice, stream)]
+
+    as_actor, as_stream = run(inited, body)
+    recall = f'memory_recall with actor ["{alice}"], lifecycle ["all"] and includeUntrusted true'
+    assert error(as_actor) == (f"git-hn: memory {alice} was not found in verified local or accepted streams; {alice} "
+                               f"is an actor, not a memory: {recall} lists the memories it signed")
+    assert error(as_stream).endswith(f"; {stream} is a memory stream, not a memory: {recall} lists the memories of "
+                                     "its owner")
+
+
 def test_an_object_argument_of_the_wrong_shape_is_shown_the_shape_it_takes(inited):
     """An agent trial: ``"applicability": "descendants"`` was told only "cannot unmarshal string
     into request.applicability", and guessed at the shape."""

@@ -14,7 +14,8 @@ import subprocess
 
 import pytest
 
-from helpers import actor_of, git, hn, named, record_id, refs_snapshot, shared_remote, unhinted, wait_publication
+from helpers import (actor_of, git, hn, named, record_doc, record_id, refs_snapshot, shared_remote, unhinted,
+                     wait_publication)
 
 RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
 RECALL_USAGE = "usage: git hn memory recall [filters] [bounds] [--json]"
@@ -992,6 +993,30 @@ def test_a_commit_id_given_as_a_memory_says_what_it_is(inited):
     # (a team trial: an ID neither rewritten nor a commit says where IDs come from)
     _fails_with(inited, ["memory", "show", "0123456789ab"],
                 f"memory 0123456789ab was not found in verified local or accepted streams{WAY}")
+
+
+def test_an_actor_or_a_stream_id_given_as_a_memory_says_what_it_is(inited):
+    """A newcomer trial (f164): ``git hn memory show`` of the actor ID ``identity list`` prints got
+    the generic "not found", while a commit's ID said what it is. An actor's ID, or a stream's (as
+    a record's ``--json`` prints it), whole or a unique prefix, says so now, with the command that
+    lists that actor's memories; the contract's line stays first, byte for byte, and nothing moves."""
+    doc = record_doc(inited, content="use JSON")
+    actor, stream = doc["actor"], doc["stream"]
+    found = "was not found in verified local or accepted streams"
+    for given in (actor, actor[:8]):
+        _fails_with(inited, ["memory", "show", given], f"memory {given} {found}; {given} is an actor, not a memory: "
+                    f"git hn memory log --actor {actor} lists the memories it signed")
+    for given in (stream, stream[7:19]):
+        _fails_with(inited, ["memory", "show", given], f"memory {given} {found}; {given} is a memory stream, not a "
+                    f"memory: git hn memory log --actor {actor} lists the memories of its owner")
+    # a correction's target is found as show finds it, and says the same
+    _fails_with(inited, ["memory", "retract", actor[:12], "--reason", "obsolete"],
+                f"memory {actor[:12]} {found}; {actor[:12]} is an actor, not a memory: git hn memory log --actor "
+                f"{actor} lists the memories it signed")
+    r = hn(inited, "memory", "log", "--actor", actor)  # (the way out lists the memory)
+    assert r.code == 0 and doc["memoryId"][7:19] in r.out, r.err
+    # an ID that names no memory, actor or stream keeps the generic way out
+    _fails_with(inited, ["memory", "show", "f" * 64], f"memory {'f' * 64} {found}{WAY}")
 
 
 def test_policy_show_says_the_working_trees_policy_is_not_committed(inited):
