@@ -79,7 +79,9 @@ def esc(text: str) -> str:
 
 PAGES = {
     "git-hn.1": ("git-hn", "1", "signed, verifiable project memory carried by Git", None),
+    "git-hn-identity.1": ("git-hn-identity", "1", "the signing identities of a clone", "identity"),
     "git-hn-memory.1": ("git-hn-memory", "1", "record, correct, inspect and recall memory", "memory"),
+    "git-hn-policy.1": ("git-hn-policy", "1", "whose memory to trust, committed in .hn/policy.json", "policy"),
     "git-hn-replication.1": ("git-hn-replication", "1", "choose which remote streams sync imports",
                              "replication"),
     "git-hn-sync.1": ("git-hn-sync", "1", "import selected memory streams and publish your own", "sync"),

@@ -45,6 +45,32 @@ line naming the collaboration ref
 git\\-hn never creates that ref and keeps the line for compatibility with the other
 implementation. On a terminal it shows the name, the short actor ID and the full one instead.
 """,
+    "git-hn-identity": """\
+.SH DESCRIPTION
+An identity is an Ed25519 key pair whose actor ID is derived from its public key; every memory
+is signed by one. The keyring of a clone is
+.BR .git/hn/identities/ ,
+one private file (mode 0600) an identity, and one of them is the active identity, which signs
+what this clone records.
+.B git hn init
+creates the first. A display name is whatever its actor chose, and anyone can sign under any
+name: trust is given to an actor ID, never to a name (see
+.BR git-hn-policy (1)).
+.PP
+.B export
+writes the private identity to a new file (mode 0600, never standard output), and
+.B import
+adds such a file to another clone's keyring, so one actor signs in several clones and machines;
+sync each clone before recording there.
+.B use
+makes another identity of the keyring the active one, and
+.B remove
+deletes one that is not active, private key included, after a copy in its
+.B \\-\\-backup
+file (needed unless init made it here, no export copied it and it signed nothing here). Whoever holds a private key signs
+as its actor, and nothing takes a key back: for a lost or copied key, a maintainer untrusts the
+actor and its owner makes a new identity.
+""",
     "git-hn-memory": """\
 .SH DESCRIPTION
 Memories are appended to your own streams with compare\\-and\\-swap on the stream ref; a lost
@@ -101,6 +127,30 @@ re\\-verifies every signature and also writes
 changes memory refs deletes;
 .B git hn memory index verify
 re\\-derives everything and compares. Deleting any of these files is always safe.
+""",
+    "git-hn-policy": """\
+.SH DESCRIPTION
+The trust policy is the file
+.B .hn/policy.json
+(an hn.policy/0 document) committed in the repository. Recall, the brief and every other read
+judge memories by the policy at the query commit
+.RB ( \\-\\-at ,
+default HEAD), never by the working tree, so trust changes are reviewed and versioned like
+code. Default recall returns only the memories the policy qualifies; without a policy every
+memory is
+.BR policy\\-missing .
+.PP
+.BR init ,
+.B trust
+and
+.B untrust
+edit the file in the working tree only (rewritten canonically, with what changed printed);
+nothing is staged or committed for you: commit the file to apply it. An ACTOR is a full actor
+ID, a unique prefix of at least 8 hex characters, or a display name unique among known actors;
+anyone can sign under any name, so compare the ID printed with the one the person's own
+.B git hn identity public
+prints before you commit. A committed policy that is invalid stops the read commands at that
+commit with an error naming the file and the commit.
 """,
     "git-hn-replication": """\
 .SH DESCRIPTION

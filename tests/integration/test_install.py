@@ -42,6 +42,10 @@ def test_install_into_empty_environment_then_demo(tmp_path):
     # `git help hn` opens the installed page; completion is installed for bash and zsh
     assert (tmp_path / "share" / "man" / "man1" / "git-hn.1").exists()
     assert (tmp_path / "share" / "man" / "man7" / "hn-memory.7").exists()
+    from git_hn import docgen
+
+    for page in docgen.pages():  # (every group's page too: man git-hn-policy found none, f164)
+        assert (tmp_path / "share" / "man" / f"man{page[-1]}" / page).read_text() == (ROOT / "man" / page).read_text()
     helped = subprocess.run(["git", "help", "hn"], env={**env, "MANPAGER": "cat", "PAGER": "cat",
                                                          "MANWIDTH": "80"},
                             capture_output=True, text=True, cwd=tmp_path, timeout=60)
@@ -77,7 +81,7 @@ def _uninstall(tmp_path, env):
     assert kept.returncode == 0, kept.stderr
     assert "note: the hooks in this repository stay" in kept.stdout
     assert not (tmp_path / "bin" / "git-hn").exists() and not (tmp_path / "hn").exists()
-    assert not (tmp_path / "share" / "man" / "man1" / "git-hn.1").exists()
+    assert not list((tmp_path / "share" / "man").glob("man*/*"))
     assert not (tmp_path / "share" / "zsh" / "site-functions" / "_git-hn").exists()
     assert (hooks / "hn-chained" / "pre-push").exists()  # without --hooks, the hooks stay
     refused = subprocess.run([str(ROOT / "install.sh"), "--uninstall", "--hooks"], env=env, cwd=repo,
