@@ -64,8 +64,8 @@ git hn help [COMMAND]
 git hn version [--json]
 
 Run 'git hn <command> -h' for the options of a command. --no-color turns
-colour off on a terminal for any command, before or after it (git hn
---no-color memory log, git hn memory log --no-color).
+colour off on a terminal for any command, given before or after it
+(git hn --no-color memory log, git hn memory log --no-color).
 
 The manual: man git-hn (or git help hn, git hn --help), with a page per
 command group (man git-hn-memory) and the memory model (man 7 hn-memory).
