@@ -40,7 +40,7 @@ def test_run_moves_more_than_a_pipe_holds_both_ways(repo):
 def test_stderr_keeps_its_start_and_its_end_and_drops_the_middle(repo):
     """An audit: a remote's hook printing without end through git's stderr was all held in
     memory. The start (a server's first line) and the end (Git's own last words, which
-    ``known_reason`` and ``_never_sent`` read) are kept, whole lines, and the middle is counted."""
+    ``known_reason`` and ``push_refused.never_sent`` read) are kept, whole lines, and the middle is counted."""
     from git_hn.store.stderr_kept import STDERR_HEAD, STDERR_TAIL
 
     g = Git(str(repo))

@@ -1,5 +1,5 @@
 """Which failed publication gets the way out of a server that refuses memory refs at once
-(``publish.refused_memory``, ``background.Failure.line``; f144): Git's ``[remote rejected]``
+(``push_refused.refused_memory``, ``background.Failure.line``; f144): Git's ``[remote rejected]``
 does, a ref another push was updating and a refusal of access or credentials do not (their
 own ways out, the access advice only once the same refusal repeats, as before)."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from git_hn.service.replication.background import Failure
-from git_hn.service.replication.publish import refused_memory, stop_publishing
+from git_hn.service.replication.push_refused import refused_memory, stop_publishing
 from git_hn.store.transport import ACCESS_REFUSED, NO_ACCESS, NO_CREDENTIALS
 
 FAILED = "replication memory publication failed for remote origin: [remote rejected] (pre-receive hook declined)"

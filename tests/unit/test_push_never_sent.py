@@ -1,4 +1,4 @@
-"""Which failed pushes never reached the remote (``publish._never_sent``): their offers are
+"""Which failed pushes never reached the remote (``push_refused.never_sent``): their offers are
 settled at once; any other failure keeps them (the server may have taken the push). Only Git's
 and ssh's own lines count: a server's text is its to choose."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from git_hn.service.replication.publish import _never_sent
+from git_hn.service.replication.push_refused import never_sent as _never_sent
 
 
 @pytest.mark.parametrize("stderr", [

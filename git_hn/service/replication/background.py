@@ -18,7 +18,7 @@ publication to that remote succeeds: a publisher that fails the same way again (
 refusal words) marks its record ``repeated``, and only then is a refusal of access's advice to
 stop publishing there (``hnPublish false``) said (a newcomer trial: after the server was mended,
 the push that published first advised turning publishing off, for a refusal it was retrying). A
-server's refusal of memory refs gets its advice at once, in sync's words (``publish.
+server's refusal of memory refs gets its advice at once, in sync's words (``push_refused.
 stop_publishing``; a later newcomer trial: two pushes said the failure and no way out).
 
 Owns the marker ``publication-<remote digest>.running`` (created before the publisher starts,
@@ -197,8 +197,8 @@ def _record_failure(repo: Repo, remote: str, exc: HnError) -> None:
     """Write ``exc`` as the failure record: its message without the advice to stop publishing
     there, that advice, the refusal's fixed words (``cause``; the message without one), whether
     the record before it (not said yet, else the one said last) has the same words, and whether
-    the server refused memory refs (``publish.refused_memory``: its advice is said at once)."""
-    from .publish import refused_memory
+    the server refused memory refs (``push_refused.refused_memory``: its advice is said at once)."""
+    from .push_refused import refused_memory
 
     message = _detached(repo, exc, remote)
     advice = getattr(exc, "advice", "") if message == exc.message else ""  # (``_detached`` advises otherwise)
@@ -290,7 +290,7 @@ class Failure(NamedTuple):
     message: str  # without the advice to stop publishing there
     advice: str  # that advice, or ""
     repeated: bool  # the publication before it failed with the same words
-    refused: bool = False  # the server refused memory refs (``publish.refused_memory``)
+    refused: bool = False  # the server refused memory refs (``push_refused.refused_memory``)
 
     def line(self, remote: str, again: bool) -> str:
         """The one line: the failure; with ``again``, that this push publishes those streams

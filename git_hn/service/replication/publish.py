@@ -12,13 +12,13 @@ from ``OUTBOX_FROM`` refs, one wildcard refspec over an outbox holding the verif
 to each remote is remembered in the state, so that the pre-push hook pushes only what moved
 since; when many streams are missing from that bookkeeping (a state rebuilt after an upgrade
 forgets it), the remote is asked once what it holds (``remote_bases``) rather than every stream
-being checked and pushed again.
+being checked and pushed again. What a push Git did not complete means (never sent, a refused
+stream already there further, a server refusing memory refs) is ``push_refused``'s.
 """
 
 from __future__ import annotations
 
 import os
-import re
 
 from ...core.grammar import LOCAL_PREFIX, is_oid, parse_accepted_ref, parse_local_ref, uniform_lines
 from ...core.lines import lines_of
@@ -388,32 +388,6 @@ def _push_slices(repo: Repo, remote: str, refs: list[str], heads: dict[str, str]
     return _push(repo, remote, slices, heads, sent, answered, reported, to)
 
 
-# Git's words for a push that never reached the remote (nothing was sent): its offers are settled
-NEVER_SENT = frozenset(("read_passphrase", "can't open /dev/tty", "host key verification failed",
-                        "does not appear to be a git repository", "repository not found", "could not resolve host",
-                        "connection refused", "couldn't connect to server", "authentication failed",
-                        "could not read username", "could not read password", "terminal prompts disabled",
-                        "permission denied"))
-
-
-def _never_sent(stderr: bytes) -> bool:
-    """Whether a failed push's stderr says, in Git's or ssh's own lines, that it never reached
-    the remote. A server's hook can write to stderr unprefixed (``reference-transaction``'s
-    output is not multiplexed, and ssh passes the server's stderr through): only lines in the
-    client's forms count, so a CI hook's ``curl: (6) Could not resolve host`` after the server
-    took the push is not "never sent"; ``remote:`` lines are the server's (an HTTPS host's
-    ``remote: Invalid username or token`` comes before Git's own ``fatal: Authentication
-    failed``, which counts). (A hostile server can still lie, in its words or in its
-    advertisement, about what it holds.)"""
-    lines = lines_of(stderr.decode("utf-8", "replace").lower())
-    own = [line for line in lines if (line.startswith(("fatal:", "error:", "ssh:", "read_passphrase:",
-                                                        "host key verification failed"))
-                                      or re.match(r"[^ ]+@[^ ]+: permission denied", line))
-           and "remote error:" not in line]
-    return any(words in line for line in own for words in NEVER_SENT) \
-        or any(re.match(r"fatal: repository '.*' not found", line) for line in own)
-
-
 def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str],
           sent: list | None = None, answered: dict | None = None, reported: set | None = None,
           to: tuple[str, str] = ()) -> int:
@@ -461,14 +435,20 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                         done[ref] = heads[ref]
         if proc.returncode != 0 and reported is not None and not any(
                 line.count("\t") >= 1 for line in lines_of(proc.stdout.decode("utf-8", "replace"))):
-            if _never_sent(proc.stderr or b""):  # (nothing was sent: no ref is in doubt)
+            from .push_refused import never_sent
+
+            if never_sent(proc.stderr or b""):  # (nothing was sent: no ref is in doubt)
                 reported.update(spec.rsplit(":", 1)[-1] for spec in specs)
         if proc.returncode != 0 and len(behind) == refused_behind:  # (else decided below)
             rejected = True
             if not reason:  # (no ref refused: a local hook refused it, or the remote was not reached)
                 reason = not_pushed(repo, remote, proc.returncode, proc.stdout or b"", proc.stderr or b"",
                                     dest if to else "")
-    ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind}, dest if to else "", carried)
+    ahead = {}
+    if behind:  # (refused as non-fast-forwards: the remote may hold more already)
+        from .push_refused import already_beyond
+
+        ahead = already_beyond(repo, remote, {r: heads[r] for r in behind}, dest if to else "", carried)
     for ref in behind:
         if ref in ahead:  # the remote has this tip inside a longer chain: nothing to publish
             published += 1
@@ -483,6 +463,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
         error = phase("memory publication", remote, published)
         advice = ""
         if reason:
+            from .push_refused import refused_memory, stop_publishing
+
             if reason.startswith("[rejected] (fetch first)"):
                 reason += (f"; the remote's copy of your stream has memories this clone lacks (did your "
                            f"identity append in another clone?): git hn sync {remote} --rebase, with the "
@@ -499,67 +481,6 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
             error.advice = advice
         raise error
     return published
-
-
-def refused_memory(cause: str) -> bool:
-    """Whether ``cause`` (a refusal's fixed words, ``PhaseError.cause``) is the server refusing
-    memory refs: Git's ``[remote rejected]`` (its hook's or its configuration's), not a ref another
-    push was updating (``cannot lock ref``: the next try may well pass)."""
-    return cause.startswith("[remote rejected]") and "cannot lock ref" not in cause
-
-
-def stop_publishing(remote: str) -> str:
-    """The way out of a server that refuses memory refs (``refused_memory``), in the one wording
-    sync's line, the block pre-push's and the next push's line about the last background
-    publication (``background.Failure``) say; an unreachable remote or refused credentials have
-    their own."""
-    return f"if {remote} never accepts memory refs, stop publishing there: git config remote.{remote}.hnPublish false"
-
-
-def _already_beyond(repo: Repo, remote: str, tips: dict[str, str], url: str = "",
-                    carried: dict | None = None) -> dict[str, str]:
-    """Of ``tips`` (ref -> the tip a push offered and the remote refused as a non-fast-forward),
-    the refs whose remote tip already contains that tip (ref -> the remote's tip): the remote
-    got the stream further from elsewhere (a mirror of another remote, another clone of the same
-    identity), while this clone offered what its gate allowed. One ``ls-remote`` and one
-    ``rev-list``, only after such a refusal. ``url``: the push URL the push went to, when one, and
-    ``carried`` the environment it was pushed to as a remote with (``push_targets._as_remote``)."""
-    if not tips:
-        return {}
-    from .given_record import push_urls
-
-    urls = [url] if url else push_urls(repo, remote)
-    if len(urls) != 1 or not transport_allowed(urls[0]):
-        return {}  # (where the push went is not one repository this can ask: the refusal stands)
-    from ...errors import OutputTooLarge
-    from ...store.transport import advertisement_limit
-
-    try:  # (ls-remote matches names by their end: junk refs ending alike are listed too)
-        carried = carried or {}
-        listed = repo.git.run(["ls-remote", "--refs", "--", carried.get("", urls[0]), *sorted(tips)],
-                              env={**remote_env(), **{k: v for k, v in carried.items() if k}},
-                              limit=advertisement_limit())
-    except OutputTooLarge:
-        return {}
-    theirs = {}
-    for line in lines_of(listed.stdout.decode("utf-8", "replace")):
-        oid, _tab, ref = line.partition("\t")
-        if ref in tips and theirs.setdefault(ref, oid) != oid:
-            return {}  # (a ref listed twice with two tips: this remote's answer decides nothing)
-    theirs = {ref: oid for ref, oid in theirs.items() if oid != tips[ref]}
-    if listed.returncode != 0 or not theirs:
-        return {}
-    present = repo.git.presence(sorted(set(theirs.values())))
-    known = {oid for oid, here in zip(sorted(set(theirs.values())), present) if here}
-    pairs = {ref: oid for ref, oid in theirs.items() if oid in known}
-    if not pairs:
-        return {}  # the remote's commits are not here: this clone cannot tell (the refusal stands)
-    walk = repo.git.run(["rev-list", "--stdin"],
-                        input="".join(f"{tips[r]}\n^{oid}\n" for r, oid in pairs.items()).encode())
-    if walk.returncode != 0:
-        return {}
-    outside = set(walk.stdout.decode("ascii", "replace").split())
-    return {ref: oid for ref, oid in pairs.items() if tips[ref] not in outside}
 
 
 def remote_bases(repo: Repo, remote: str, heads: dict[str, str], given: dict[str, str]) -> dict[str, str]:

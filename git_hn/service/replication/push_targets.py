@@ -216,7 +216,7 @@ def _failed(remote: str, index: int, count: int, reason: str, exc: PhaseError | 
     lists = f"git remote get-url --push --all {remote} lists them" if count > 1 else f"git remote get-url --push {remote}"
     cause = getattr(exc, "cause", "") if exc is not None else ""
     from ...store.transport import NOT_PUSHABLE
-    from .publish import refused_memory
+    from .push_refused import refused_memory
 
     advice = ""
     if exc is not None and not exc.published and (refused_memory(cause) or cause in NOT_PUSHABLE) \
