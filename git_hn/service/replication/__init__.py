@@ -106,7 +106,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
 
     ``rebase`` (``--rebase``): a stream of the user's own that the remote holds a different
     continuation of (the same identity appended in another clone) is rebased: this clone's
-    unpublished memories of it are signed again on top of the remote's chain (``run._own_fork``).
+    unpublished memories of it are signed again on top of the remote's chain (``own_fork``).
 
     ``named`` (the fetch hook's): anchors an earlier run of the same fetch named in its reminder,
     left out of this one's (``_gone_now``).

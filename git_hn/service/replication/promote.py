@@ -266,7 +266,7 @@ def _release(promotable: list) -> None:
 
 def _rebased(run, promotable: list) -> list:
     """``sync --rebase``: for each promoted copy of the user's own stream that parts from the
-    local stream (``run.Import._own_fork``), the local stream's unpublished memories signed
+    local stream (``own_fork``), the local stream's unpublished memories signed
     again on top of what this transaction accepts, and the user's other streams citing them
     rebuilt to follow (``store.rebase.rebase``), their objects written now; the ref
     transaction moves the local refs with the accepted one, so that the two never disagree in

@@ -7,7 +7,8 @@ only, decoding each once → continuity (no rollback, no rewrite, no divergence 
 verified source of the stream) → classification of the new memories against the accepted set
 (``core.dependencies``; in a partial clone, the anchored files it lacks are fetched and their
 streams classified again: ``partial``) → acceptance (``promote``). Each selection has its own outcome; nothing
-fetched is trusted before promotion.
+fetched is trusted before promotion. A divergence from the user's own stream (the same identity
+appending in another clone) is weighed for ``sync --rebase`` by ``own_fork``.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class Import:
         self.large = False  # SPILL_FROM new memories or more measured (``release``)
         self.publish = publish  # the publication phase follows (it reads ``advertised_refs``)
         self.by_name = by_name  # an exact selection may be fetched by name (``_fetch_exact``)
-        self.rebase = rebase  # the user's own forked streams are rebased (``_own_fork``)
+        self.rebase = rebase  # the user's own forked streams are rebased (``own_fork``)
         self.identity = None  # the active identity, loaded when a rebase signs with it
         self.wait = serial.ACCEPT_WAIT if wait is None or wait > 0 else 0.0  # (a hook's: 0, never holds Git)
 
@@ -568,83 +569,9 @@ class Import:
             if parted:
                 ref, n = parted[0]
                 o.equivocates(f"selection memory {o.id} diverges from {ref} at sequence {n}", "diverged")
-                self._own_fork(o, parted)
+                from .own_fork import own_fork  # (only for a divergence)
 
-    def _own_fork(self, o: Outcome, parted: list) -> None:
-        """An equivocation ``o`` whose only other side is the user's own local stream: the active
-        identity appended to it in another clone as well (``identity export``/``import``), and
-        the remote's chain and this clone's unpublished memories part at one sequence. With
-        ``--rebase`` (git-hn extension) the outcome goes on as a plan (``o.rebase``): the
-        promotion signs those memories again on top of the remote's chain and moves the local
-        ref in its own ref transaction. Otherwise the recovery names that flag, or says why it
-        would not help. Never for another actor's stream, nor for memories any remote was given
-        (re-signing them would split the stream there)."""
-        from ...core.grammar import local_ref
-        from ...store.identity import active_actor
-
-        own = local_ref(o.actor, o.id)
-        if len(parted) != 1 or parted[0][0] != own or o.actor != active_actor(self.repo):
-            return
-        n = parted[0][1]
-        why, tail = self._unpublished_tail(own, n)
-        if why:
-            if self.rebase:
-                o.fields["recovery"] += f"; not rebased: {why}"
-            return
-        if self.rebase and self.identity is None:
-            from ...store.identity import load_active
-
-            try:
-                self.identity = load_active(self.repo)
-            except HnError as exc:
-                o.fields["recovery"] += f"; not rebased: {exc.message}"
-                return
-        if not self.rebase:
-            o.fields["recovery"] += (f"; your identity appended to this stream in another clone too: "
-                                     f"git hn sync {self.remote} --rebase signs your "
-                                     f"{counted(len(tail), 'unpublished memory', 'unpublished memories')} "
-                                     f"of it again on top of {self.remote}'s chain")
-            return
-        o.status, o.fields = "fetched", None
-        o.rebase = (own, tail[-1].commit, tail)
-
-    def _unpublished_tail(self, ref: str, n: int) -> tuple[str, list]:
-        """The memories of the local stream ``ref`` from sequence ``n`` to its tip (root first),
-        when no remote was given any of them; else why not, in words."""
-        from . import accepted as acceptedmod
-
-        from ...store.reanchor import given as given_of
-
-        # (with the state open, its lock is held: its record is asked through it)
-        conn = self.accepted.conn if isinstance(self.accepted, acceptedmod.FromState) else None
-        given = given_of(self.repo, ref, conn)
-        if given is None:
-            return "neither the publication journal nor the verified state can say what each remote was given", []
-        length, _head = self.accepted.source(ref) or (0, "")
-        ids = self.accepted.ids_at(ref, list(range(n, length + 1)))
-        loaded = self.accepted.load([ids[k] for k in sorted(ids)])
-        tail = [loaded.get(ids[k]) for k in sorted(ids)]
-        if not tail or None in tail or len(tail) != length - n + 1:
-            return "the local stream could not be read from the verified state", []
-        commits = {m.commit: m for m in tail}
-        from ...store import given as journal
-
-        try:
-            offered = {(r, h) for r, f, h in journal.offered(self.repo) if f == ref}
-        except HnError:
-            offered = set()
-        if offered:  # (what is journalled as given, offers apart: read once, only when any is offered)
-            offered -= {(r, h) for r, _f, h in given_of(self.repo, ref, conn, offered=False) or ()}
-        for key, _ref, head in given:
-            remote = journal.remote_of(key)  # (a key of one of its push URLs names it)
-            if head in commits and (key, head) in offered:
-                return (f"memory {commits[head].memory_id} of it may have been published to {remote} by a "
-                        f"publication that was stopped while pushing; what {remote} holds of it is not known here "
-                        f"(if that push never reached {remote}, remove its line from "
-                        f"{journal.offered_path(self.repo)})"), []
-            if head in commits:
-                return f"memory {commits[head].memory_id} of it was published to {remote}", []
-        return "", tail
+                own_fork(self, o, parted)
 
     # -- dependencies (§9.9) -------------------------------------------------------------------
 
