@@ -7,7 +7,8 @@ the reusable object readers (``store.reader``: ``cat-file --batch-command``, or 
 read-only questions it will ask starts them first (``start_early``), so that Git's start-up
 overlaps with Python's imports; ``run`` with the same arguments collects the answer. Trusts: the
 ``git`` found on PATH. Does not trust: object names, ref names or paths from users or remotes
-(callers put ``--end-of-options`` before them; never interpreted here).
+(callers put ``--end-of-options`` before them; never interpreted here). Presence by listing a
+whole store, and chunked reads of many objects, are ``store.bulk_objects``' (with this runner).
 
 Every process runs with ``GIT_NO_REPLACE_OBJECTS=1`` (one who can write ``refs/replace/*`` must not
 substitute memory objects) and ``GIT_LITERAL_PATHSPECS=1`` (paths are bytes, never pathspec magic
@@ -32,10 +33,8 @@ import time
 from ..core.lines import lines_of
 from ..errors import GitError, GitTimedOut, OutputTooLarge
 from .process import DEVNULL, PIPE, Child, Completed, Oversize, Timeout, exchange, not_started, popen
-from .reader import Reader, answer_fields, object_name, object_names
+from .reader import Reader, answer_fields, object_names
 from .threads import Background
-
-_HEX = frozenset("0123456789abcdef")
 
 _FORCED = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_LITERAL_PATHSPECS": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 _SCRUBBED = frozenset({
@@ -408,79 +407,16 @@ class Git:
         return self._view
 
     def _listed_presence(self, oids: list[str]) -> list[bool] | None:
-        """``presence`` by listing the store, or None when that is not the cheaper way (or an
-        answer is unusual: the caller then asks object by object)."""
-        if {len(o) for o in oids} - {40, 64} or not all(map(_HEX.issuperset, oids)):
-            return None  # only full lowercase object IDs compare equal to the listing's lines
-        proc = self.run(["count-objects", "-v"])
-        if proc.returncode != 0:
-            return None
-        counts = {}
-        for line in proc.stdout.decode("ascii", "replace").splitlines():
-            key, _sep, value = line.partition(": ")
-            if key == "alternate":
-                return None  # their objects are not counted: their size is unknown
-            counts[key] = value
-        try:
-            stored = int(counts["count"]) + int(counts["in-pack"])
-        except (KeyError, ValueError):
-            return None
-        if stored > self.LIST_RATIO * len(oids):
-            return None
-        missing = set(oids)  # (what is not listed: no copies of the names, no set of those found)
-        try:
-            proc = popen(["git", "cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
-                          "--unordered"], stdin=DEVNULL, stdout=PIPE, stderr=DEVNULL, cwd=self.cwd,
-                         env=self.env)
-        except OSError as exc:
-            raise not_started(["cat-file"], exc) from None
-        with proc:
-            rest = b""
-            while True:
-                chunk = proc.stdout.read(1 << 20)
-                if not chunk:
-                    break
-                data = rest + chunk
-                cut = data.rfind(b"\n") + 1
-                missing.difference_update(data[:cut].decode("ascii", "replace").split("\n"))
-                rest = data[cut:]
-        if proc.returncode != 0 or rest:
-            return None
-        return [o not in missing for o in oids]
+        """``presence`` by listing the store (``store.bulk_objects.listed_presence``)."""
+        from .bulk_objects import listed_presence
+
+        return listed_presence(self, oids)
 
     def read_bulk(self, names: list[str], max_size: int, chunk_bytes: int = 32 << 20):
-        """(type, size, content or None) per name; content is None above ``max_size``.
+        """(type, size, content or None) per name, in chunks (``store.bulk_objects.read_bulk``)."""
+        from .bulk_objects import read_bulk
 
-        Sizes are learned first (one batch-check), then only objects within the bound are read,
-        in chunks of at most ``chunk_bytes``, so an oversize object is never read at all.
-        """
-        if len(names) < 64:  # few objects: the persistent batch process is cheaper than new ones
-            return self.read_objects_bounded(names, max_size)
-        infos = self.infos_bulk(names)
-        out: list = [None if info is None else (info[1], info[2], None) for info in infos]
-        todo = [i for i, info in enumerate(infos) if info is not None and info[2] <= max_size]
-        start = 0
-        while start < len(todo):
-            end, total = start, 0
-            while end < len(todo) and (end == start or total + infos[todo[end]][2] <= chunk_bytes):
-                total += infos[todo[end]][2]
-                end += 1
-            batch = todo[start:end]
-            data = b"".join(object_name(infos[i][0]) for i in batch)
-            proc = self.run(["cat-file", "--batch", "--buffer"], input=data)
-            if proc.returncode != 0:
-                raise GitError("git cat-file failed")
-            buf, pos = proc.stdout, 0
-            for i in batch:
-                nl = buf.index(b"\n", pos)
-                parts = buf[pos:nl].split(b" ")
-                if len(parts) != 3:
-                    raise GitError("git cat-file answered unexpectedly")
-                size = int(parts[2])
-                out[i] = (parts[1].decode("ascii"), size, buf[nl + 1:nl + 1 + size])
-                pos = nl + 1 + size + 1
-            start = end
-        return out
+        return read_bulk(self, names, max_size, chunk_bytes)
 
     def close(self) -> None:
         for b in (self._batch, self._check):
