@@ -5,14 +5,14 @@ hint).
 
 Owns no state. Trusts click's exception types and fields (``typer._click``, the copy typer
 ships) and the command tree ``app.click_command`` built; an unknown word the user gave is said
-back only through ``core.hints``, which quotes it.
+back only through ``core.mistyped``, which quotes it.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..core import hints
+from ..core import hints, mistyped
 
 
 def command_path(cmd, argv: list[str]) -> str:
@@ -47,7 +47,7 @@ def click_hint(exc, cmd, argv: list[str]) -> str:
         from .options import every_option
 
         operands = any(p.param_type_name == "argument" and not p.hidden for p in params)
-        return hints.unknown_option(exc.option_name.partition("=")[0], known, every_option(), operands)
+        return mistyped.unknown_option(exc.option_name.partition("=")[0], known, every_option(), operands)
     if isinstance(exc, _click.exceptions.BadOptionUsage):
         param = next((p for p in params if exc.option_name in getattr(p, "opts", ())), None)
         if param is None:
@@ -68,7 +68,7 @@ def click_hint(exc, cmd, argv: list[str]) -> str:
     extra = _EXTRA.match(exc.message) if type(exc) is _click.exceptions.UsageError else None
     if extra:
         # the arguments are joined by spaces, so only one word alone is taken for one argument
-        # (and quoted when ``hints.unexpected`` may)
+        # (and quoted when ``mistyped.unexpected`` may)
         inside = extra.group(1)
-        return hints.unexpected([inside]) if " " not in inside else "unexpected arguments"
+        return mistyped.unexpected([inside]) if " " not in inside else "unexpected arguments"
     return ""

@@ -17,9 +17,9 @@ def init_command(name: str | None, extra: list[str]) -> int:
     from ..store.repo import open_repo
 
     if extra:
-        from ..core import hints
+        from ..core import hints, mistyped
 
-        raise UsageError(hints.append("usage: git hn init [--name NAME]", hints.unexpected(extra)))
+        raise UsageError(hints.append("usage: git hn init [--name NAME]", mistyped.unexpected(extra)))
     from ..service.secretscan import scan
 
     repo = open_repo()

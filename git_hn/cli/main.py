@@ -455,7 +455,8 @@ def dispatch(argv: list[str]) -> int:
         notice.install()  # a person at a terminal sees a full verification that takes a while
     if cmd not in TOP:
         from ..core.gostr import quoted
-        from ..core.hints import append, closest
+        from ..core.hints import append
+        from ..core.mistyped import closest
 
         # a group's command typed without its group (git hn log, git hn recal): memory's first
         words = {s: f"git hn {g} {s}" for g in sorted(GROUPS, key=lambda g: g == "memory") for s in GROUPS[g][0]}
@@ -478,7 +479,8 @@ def dispatch(argv: list[str]) -> int:
         sub = argv[1]
         if sub not in subs and sub not in HELP:
             from ..core.gostr import quoted
-            from ..core.hints import append, did_you_mean
+            from ..core.hints import append
+            from ..core.mistyped import did_you_mean
 
             raise HnError(append(unknown.format(quoted(sub)),
                                  did_you_mean(sub, sorted(subs)) or f"git hn {cmd} -h lists them"))
@@ -512,7 +514,7 @@ def dispatch(argv: list[str]) -> int:
 
 def _index_usage(words: list[str]) -> str:
     """``git hn memory index`` without ``rebuild`` or ``verify``: its usage, and what it was given."""
-    from ..core import hints
+    from ..core import hints, mistyped
     from ..core.gostr import quoted
     from .options import every_option
 
@@ -520,9 +522,9 @@ def _index_usage(words: list[str]) -> str:
     if not words:
         return f"{usage}; missing the index command"
     if words[0].startswith("-"):
-        return f"{usage}; {hints.unknown_option(words[0].partition('=')[0], (), every_option())}"
+        return f"{usage}; {mistyped.unknown_option(words[0].partition('=')[0], (), every_option())}"
     return hints.append(f'{usage}; unknown index command "{quoted(words[0])}"',
-                        hints.did_you_mean(words[0], ("rebuild", "verify")))
+                        mistyped.did_you_mean(words[0], ("rebuild", "verify")))
 
 
 def _dispatch_and_close(args: list[str]) -> int:

@@ -110,18 +110,18 @@ SUPERSEDE_OPTS = tuple(o._replace(clears=True) if o.name == "--subject" else o f
 
 
 def stray(usage: str, args: list[str]) -> UsageError:
-    """The usage error for arguments beyond a command's operands, saying which (``hints``)."""
-    from ..core import hints  # error paths only
+    """The usage error for arguments beyond a command's operands, saying which (``mistyped``)."""
+    from ..core import hints, mistyped  # error paths only
 
-    return UsageError(hints.append(usage, hints.unexpected(args)))
+    return UsageError(hints.append(usage, mistyped.unexpected(args)))
 
 
 def bad_option(usage: str, arg: str, switches, others=(), instead=None, operands: bool = True) -> UsageError:
     """The usage error for an option-shaped ``arg`` of a command parsed by hand (``sync``,
     ``mcp``, ``version``), saying which: one of its ``switches`` given a value or twice, or an
-    unknown option (``hints``, with the closest of ``switches`` and ``others``; ``instead``: name
+    unknown option (``mistyped``, with the closest of ``switches`` and ``others``; ``instead``: name
     -> what to run instead, "" when nothing is known)."""
-    from ..core import hints  # error paths only
+    from ..core import mistyped  # error paths only
 
     name, eq, _value = arg.partition("=")
     if name in switches:
@@ -129,7 +129,7 @@ def bad_option(usage: str, arg: str, switches, others=(), instead=None, operands
     other = instead(name) if instead else ""
     if other:
         return UsageError(f"{usage}; {other}")
-    return UsageError(f"{usage}; {hints.unknown_option(name, (*switches, *others), every_option(), operands)}")
+    return UsageError(f"{usage}; {mistyped.unknown_option(name, (*switches, *others), every_option(), operands)}")
 
 
 def select_instead(name: str, argv: list[str]) -> str:
@@ -301,9 +301,9 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str, operands: bool = T
             name, eq, inline = arg.partition("=")
             opt = table.get(name)
             if opt is None:
-                from ..core import hints  # error paths only
+                from ..core import mistyped  # error paths only
 
-                raise UsageError(f"{usage}; {hints.unknown_option(name, table, every_option(), operands)}")
+                raise UsageError(f"{usage}; {mistyped.unknown_option(name, table, every_option(), operands)}")
             if opt.metavar is None:
                 if eq:
                     raise UsageError(f"{usage}; {name} takes no value")

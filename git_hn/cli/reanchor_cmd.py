@@ -21,10 +21,10 @@ def reanchor_command(words: list[str], as_json: bool, drop: bool = False, files_
     if drop:
         return _drop(words, as_json)
     if len(words) != 2:
-        from ..core import hints
+        from ..core import hints, mistyped
 
         missing = ("missing OLD and NEW", "missing NEW")[len(words)] if len(words) < 2 else ""
-        raise UsageError(hints.append(REANCHOR_USAGE, missing or hints.unexpected(words[2:])))
+        raise UsageError(hints.append(REANCHOR_USAGE, missing or mistyped.unexpected(words[2:])))
     result = reanchor.reanchor(open_repo(), words[0], words[1], files_only)
     if as_json:
         render.json_line(reanchor.result_json(result))
@@ -42,10 +42,10 @@ def _drop(words: list[str], as_json: bool) -> int:
     from ..store.repo import open_repo
 
     if len(words) != 1:
-        from ..core import hints
+        from ..core import hints, mistyped
 
         raise UsageError(hints.append(REANCHOR_USAGE, "missing OLD" if not words else
-                                      f"--drop takes no NEW ({hints.unexpected(words[1:])})"))
+                                      f"--drop takes no NEW ({mistyped.unexpected(words[1:])})"))
     result = reanchor.drop(open_repo(), words[0])
     if as_json:
         render.json_line(reanchor.drop_json(result))

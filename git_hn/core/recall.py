@@ -65,7 +65,9 @@ def _filter_error(name: str, given, valid) -> str:
     meant = SYNONYMS.get(name, {}).get(bad)
     if meant is not None:
         return hints.append(f"invalid {name} filter", f"did you mean {meant}? (valid: " + ", ".join(valid) + ")")
-    return hints.append(f"invalid {name} filter", hints.choice(bad, valid))
+    from .mistyped import choice
+
+    return hints.append(f"invalid {name} filter", choice(bad, valid))
 
 
 def topic_error(topics) -> str:
@@ -524,9 +526,10 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
     for key in doc:
         if key not in _KEYS:
             from .gostr import quoted
+            from .mistyped import did_you_mean
             from .secretlint import first_in_text, shown_key
 
-            said = "" if first_in_text(key, None) is not None else hints.did_you_mean(key, _KEYS)
+            said = "" if first_in_text(key, None) is not None else did_you_mean(key, _KEYS)
             said = f"; {said}" if said else ""
             raise InputError(f'{prefix}invalid JSON: json: unknown field "{shown_key(key, quoted)}"{said}',
                              f'{prefix}unknown argument "{shown_key(key, quoted)}"{said}')  # (MCP's words)

@@ -40,11 +40,12 @@ def chunks_of(repo: Repo, req: recall_core.RecallRequest, at: str, fmt: str, fou
     ``fmt`` (``jsonl`` or ``markdown``), in chunks; a bad format or revision fails first, and
     the whole export is verified before the first chunk (an iterator over what ``Held`` keeps).
     ``found`` (a list) gets the number of records exported (the command's hints)."""
-    from ..core import hints
     from ..errors import InputError
 
     if fmt not in core.FORMATS:
-        raise InputError("memory export format is unsupported; " + hints.choice(fmt, core.FORMATS))
+        from ..core.mistyped import choice
+
+        raise InputError("memory export format is unsupported; " + choice(fmt, core.FORMATS))
     commit = repo.resolve_commit(at)
     held = _held(repo, req, commit, fmt)
     if found is not None:

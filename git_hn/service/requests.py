@@ -218,7 +218,7 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
                    if not value]
         if content is None:
             missing.append("content (--content TEXT, --content-file PATH or one positional argument)")
-        from ..core.hints import also_unsupported  # error paths only
+        from ..core.mistyped import also_unsupported  # error paths only
 
         raise UsageError(f"{usage}; missing {', '.join(missing)}" + also_unsupported(
             (("--kind", kind, KINDS), ("--applies", flags.applies, APPLICABILITY_MODES))))
@@ -271,10 +271,10 @@ def check_flag_outcome(record: Record) -> None:
     attempt. Called after the secret lint, which names a pasted credential first. ``--input``
     documents keep the protocol's rule (any token), as records from other implementations do."""
     if record.kind == "attempt" and record.attempt_outcome not in ATTEMPT_OUTCOMES:
-        from ..core import hints  # error paths only
+        from ..core.mistyped import choice  # error paths only
 
         raise InputError("memory attempt outcome is unsupported; "
-                         + hints.choice(record.attempt_outcome, ATTEMPT_OUTCOMES))
+                         + choice(record.attempt_outcome, ATTEMPT_OUTCOMES))
 
 
 def memory_of(repo):
@@ -352,7 +352,7 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
     agent corrects itself). The valid kinds or modes with the closest one, the field a kind
     needs, the bounds, or the form evidence takes (``resolve``: revision -> full commit ID,
     ``commit_of``)."""
-    from ..core import grammar, hints  # error paths only
+    from ..core import grammar, hints, mistyped  # error paths only
 
     kind = record.kind
     if message == "memory record topics are invalid" and len(record.topics or ()) <= LIMITS.max_topics \
@@ -389,9 +389,9 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
         return hints.evidence(record.evidence, LIMITS.max_evidence, grammar.is_typed_evidence, resolve,
                               name=words.evidence, memory=memory)
     if message == "memory record kind is unsupported":
-        return ("a kind is required; " if not kind else "") + hints.choice(kind, KINDS)
+        return ("a kind is required; " if not kind else "") + mistyped.choice(kind, KINDS)
     if message == "memory applicability mode is unsupported":
-        return hints.choice(record.applicability.mode, APPLICABILITY_MODES)
+        return mistyped.choice(record.applicability.mode, APPLICABILITY_MODES)
     if message != f"memory {kind} record has invalid fields":
         return ""
     if kind == "attempt" and not record.attempt_outcome:
@@ -453,7 +453,7 @@ def unknown_key_hint(key: str, keys) -> str:
     """``; did you mean K?`` after an unknown field when a known key ``K`` is close (an agent
     trial: ``{"topic": [...]}`` to memory_record got "unknown field topic" alone), never for a
     key shaped like a credential (it is not echoed either); "" otherwise."""
-    from ..core.hints import did_you_mean
+    from ..core.mistyped import did_you_mean
     from ..core.secretlint import first_in_text
 
     if first_in_text(key, None) is not None:

@@ -233,7 +233,7 @@ def test_log_counts_follow_recalls_rule(inited, args, reason):
 
 
 @pytest.mark.parametrize("args,message", [
-    # a question, then what follows: in parentheses (a "?;" was misread, hints.choice says)
+    # a question, then what follows: in parentheses (a "?;" was misread, mistyped.choice says)
     (["version", "--jsn"], "unknown option --jsn; did you mean --json? (usage: git hn version [--json])"),
     (["memory", "log", "--knd", "x"], "unknown option --knd; did you mean --kind? (git hn memory log -h shows the "
                                       "options)"),

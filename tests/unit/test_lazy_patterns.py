@@ -12,7 +12,8 @@ from git_hn.core.gostr import Lazy
 
 # the modules whose patterns were compiled at import by a record, recall, show or brief
 MODULES = ("git_hn.core.gostr", "git_hn.core.grammar", "git_hn.core.invisible", "git_hn.core.policy",
-           "git_hn.core.strictjson", "git_hn.core.hints", "git_hn.core.brief", "git_hn.core.policyedit",
+           "git_hn.core.strictjson", "git_hn.core.hints", "git_hn.core.mistyped", "git_hn.core.brief",
+           "git_hn.core.policyedit",
            "git_hn.store.resolver", "git_hn.store.replication", "git_hn.service.show")
 
 PROBE = """
