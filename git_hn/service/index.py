@@ -144,7 +144,9 @@ def _rebuild_once(repo: Repo, bound: int | None) -> Built:
                 with statedb.locked(repo, exclusive=True):
                     stateview.installed(repo, tmp).close()
             except BaseException:
-                statedb.drop(tmp)
+                from ..store.state_replace import drop
+
+                drop(tmp)
                 raise
         except statedb.WriteFailed as exc:
             raise LocalStateError(f"memory index could not be written: {exc.cause}") from None

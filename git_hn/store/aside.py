@@ -47,7 +47,7 @@ def paths(repo: Repo) -> tuple[str, str]:
 
 
 def set_aside(repo: Repo) -> None:
-    """Under the state's exclusive lock: ``statedb.discard`` a sealed state that disagrees with
+    """Under the state's exclusive lock: ``state_replace.discard`` a sealed state that disagrees with
     Git, keeping its database here, sealed, for the tips it verified. Best effort: else the state
     is only discarded (and an aside that could not be sealed is never read)."""
     _mem, db, _seal = statedb.paths(repo)
@@ -61,7 +61,9 @@ def set_aside(repo: Repo) -> None:
                 private.write_private(repo.hn_dir, seal, line, derived=True)
         except (OSError, LocalStateError):
             pass
-    statedb.discard(repo)
+    from .state_replace import discard
+
+    discard(repo)
 
 
 def open_aside(repo: Repo):

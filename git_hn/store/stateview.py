@@ -177,11 +177,15 @@ def update(repo: Repo, listing: list, scope: set | None = None):
             verified = None
         except (sqlite3.Error, OSError, statedb.WriteFailed) as exc:
             conn.close()
-            statedb.discard(repo)
+            from . import state_replace
+
+            state_replace.discard(repo)
             raise statedb.failure(exc) from None
         except BaseException:
             conn.close()
-            statedb.discard(repo)
+            from . import state_replace
+
+            state_replace.discard(repo)
             raise
     else:
         # after an upgrade that left the signature code and libraries alone, the state being
@@ -206,13 +210,13 @@ def derived(repo: Repo, sources: list, verified: dict | None = None, then=None):
     """(path, ``state.Totals``, ``then``'s answer) of a new state derived from ``sources`` (a
     listing) beside the state in place, which stays: every stream verified a batch at a time
     (``derive.load``; raises what ``streams.collect`` raises, ``verified`` is its argument). The
-    caller installs it (``installed``, under the exclusive lock) or drops it (``statedb.drop``).
+    caller installs it (``installed``, under the exclusive lock) or drops it (``state_replace.drop``).
     ``then(conn, totals)``, when given, runs on the new state first (the export, from what was
     derived)."""
-    from . import derive
+    from . import derive, state_replace
     from .statedb import sqlite3
 
-    conn, tmp = statedb.create(repo)
+    conn, tmp = state_replace.create(repo)
     try:
         totals = derive.load(repo, conn, sources, verified, storing=progress.storing)
         if conn.execute("SELECT count(*) FROM memories").fetchone()[0] >= statedb.CONTENT_FROM:
@@ -220,7 +224,7 @@ def derived(repo: Repo, sources: list, verified: dict | None = None, then=None):
         extra = then(conn, totals) if then is not None else None
     except BaseException as exc:
         conn.close()
-        statedb.drop(tmp)  # (the state in place stays: CONTRACT §8.1)
+        state_replace.drop(tmp)  # (the state in place stays: CONTRACT §8.1)
         if isinstance(exc, (sqlite3.Error, OSError)):
             raise statedb.failure(exc) from None
         raise
@@ -233,13 +237,15 @@ def installed(repo: Repo, tmp: str, full: bool = True, settled: bool | None = No
     ``full``: it is of every ref (the aside then goes: ``store.aside``); ``settled``: the caller
     compared the aside with the refs already (``rewound.settle``'s answer: False keeps it), else
     (None) it is compared here, before anything can forget it."""
+    from . import state_replace
+
     try:
         if settled is None:
             settled = rewound.settle(repo)
     except BaseException:
-        statedb.drop(tmp)
+        state_replace.drop(tmp)
         raise
-    conn = statedb.install(repo, tmp)
+    conn = state_replace.install(repo, tmp)
     if full and settled:
         aside.drop(repo)
     return conn
@@ -261,8 +267,10 @@ def catch_up(repo: Repo, wait: float = statedb.LOCK_WAIT, listing: list | None =
 
 def discard(repo: Repo, aside: bool = False) -> None:
     """Under the lock: the state discarded (``aside``: kept for its tips, ``aside.set_aside``)."""
+    from . import state_replace
+
     with statedb.locked(repo, exclusive=True):
-        (set_aside if aside else statedb.discard)(repo)
+        (set_aside if aside else state_replace.discard)(repo)
 
 
 @contextmanager
@@ -352,8 +360,10 @@ def serve(repo: Repo, with_view, full, listing: list | None = None):
 def removed(repo: Repo, exc: BaseException) -> None:
     """Under the state's lock, after a write of it failed part way: discard it (a state half
     written is never served; the next command rebuilds it) and say so (CONTRACT §8.4)."""
+    from . import state_replace
+
     try:
-        statedb.discard(repo)
+        state_replace.discard(repo)
     except (HnError, OSError):
         pass
     warn(repo, statedb.failure(exc).cause)

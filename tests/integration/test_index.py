@@ -15,7 +15,7 @@ import pytest
 from git_hn.core import canonical, keys
 from git_hn.core import recall as core_recall
 from git_hn.service import recall as recall_service
-from git_hn.store import private, statedb, streams
+from git_hn.store import private, state_replace, statedb, streams
 from git_hn.store.repo import open_repo
 from helpers import git, hn, hn_file_limited, hn_proc, make_repo, record_id, refs_snapshot, staged_commits
 
@@ -858,7 +858,7 @@ def _plant_side_files(db, outside):
 
 
 def test_a_rebuild_and_a_discard_take_every_side_file_away_and_follow_no_link(populated, tmp_path):
-    """Guard, not made to fail by the change it came with (a reread: ``statedb._clear``, before
+    """Guard, not made to fail by the change it came with (a reread: ``state_replace._clear``, before
     a rebuilt state is renamed in, and ``discard`` walked the same files each its own way, and
     now share ``_remove``): whatever stands where SQLite's journal, log and shared-memory files
     go, a directory, a symlink or a stray file, is taken away by both, and a symlink's target
@@ -872,7 +872,7 @@ def test_a_rebuild_and_a_discard_take_every_side_file_away_and_follow_no_link(po
     assert not [n for n in ("-journal", "-wal", "-shm") if os.path.lexists(f"{db}{n}")]
     assert outside.read_text() == "keep\n" and _recall(populated) == before
     _plant_side_files(db, outside)
-    statedb.discard(open_repo(str(populated)))
+    state_replace.discard(open_repo(str(populated)))
     assert not [n for n in ("", "-journal", "-wal", "-shm") if os.path.lexists(f"{db}{n}")]
     assert not os.path.lexists(_seal(populated))
     assert outside.read_text() == "keep\n" and _recall(populated) == before
