@@ -192,7 +192,13 @@ def test_only_a_ranked_recall_loads_math(inited):
 
 # split off modules at the line limit (f155): what hot commands do not run in the usual case
 SPLIT_OFF = ("git_hn.store.receipt_files", "git_hn.store.rebase", "git_hn.service.hook_uninstall",
-             "git_hn.service.post_rewrite", "git_hn.cli.click_errors")
+             "git_hn.service.post_rewrite", "git_hn.cli.click_errors",
+             # (f157: a push Git did not complete, an own fork weighed for --rebase, a whole store
+             # listed for many objects, a mistyped word's suggestion)
+             "git_hn.service.replication.push_refused", "git_hn.service.replication.own_fork",
+             "git_hn.store.bulk_objects", "git_hn.core.mistyped")
+# (f157) a new state put in place, or one taken away: only where there is none to read or update
+STATE_REPLACED = "git_hn.store.state_replace"
 
 
 def test_the_rooms_split_off_the_largest_modules_stay_unloaded_on_the_hot_paths(tmp_path):
@@ -200,8 +206,15 @@ def test_the_rooms_split_off_the_largest_modules_stay_unloaded_on_the_hot_paths(
     as nothing, no anchor is left), ``sync --rebase``'s plan (``store.rebase``: no fork), ``hooks
     uninstall``, the post-rewrite hook's run and click's usage errors were split off modules at
     the 700-line limit (f155) so that no hot command loads more than before: a sync that imports
-    and promotes, one that publishes, a record, a recall, a show and a brief load none of them."""
-    from helpers import record_id, shared_remote
+    and promotes, one that publishes, a record, a recall, a show and a brief load none of them.
+    Nor of the forty-sixth session's (f157): what a push Git did not complete means, the user's own
+    fork weighed for ``--rebase``, presence by listing a whole store, a mistyped word's suggestion;
+    and, once the state exists (bob's first sync builds it), putting a new state in place
+    (``store.state_replace``), which a sync that imports again, the commands after it and a pre-push
+    hook with nothing to publish never load."""
+    from git_hn.hookpaths import wrapper_mark
+    from git_hn.hookscripts import TEMPLATES
+    from helpers import git, record_id, shared_remote
 
     _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
     mid = record_id(alice, content="alice's decision")
@@ -216,6 +229,19 @@ def test_the_rooms_split_off_the_largest_modules_stay_unloaded_on_the_hot_paths(
     for name, args in (("recall", ["memory", "recall"]), ("show", ["memory", "show", mid]),
                        ("brief", ["memory", "brief"]), ("brief --json", ["memory", "brief", "--json"])):
         loaded[name] = _loaded(bob, *args)
+    record_id(alice, content="alice's second decision")
+    assert hn(alice, "sync").code == 0
+    loaded["sync (imports again)"] = _loaded(bob, "sync")
+    assert "git_hn.service.replication.promote" in loaded["sync (imports again)"]
+    head = git(bob, "rev-parse", "HEAD")  # (a push of main as origin has it: nothing to publish)
+    env = {**_isolated(), "HN_HOOK_ACTIVE": "1", "HN_WRAPPER": wrapper_mark(TEMPLATES["pre-push"])}
+    proc = subprocess.run([sys.executable, "-S", "-c", PROBE, "hooks", "run", "pre-push", "origin",
+                           git(bob, "remote", "get-url", "origin")], cwd=bob, capture_output=True, timeout=120,
+                          input=f"refs/heads/main {head} refs/heads/main {head}\n".encode(), env=env)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    loaded["pre-push"] = set(proc.stderr.decode().rsplit("\n", 1)[1].split(" "))
+    assert "git_hn.service.hook_runs" in loaded["pre-push"]
     for name, modules in loaded.items():
         assert "git_hn.store.process" in modules, name  # the probe saw the command run
         assert set(SPLIT_OFF).isdisjoint(modules), (name, sorted(set(SPLIT_OFF) & modules))
+        assert name == "sync (imports)" or STATE_REPLACED not in modules, name
