@@ -91,7 +91,7 @@ def test_a_steady_state_asks_git_nothing_more(tmp_path):
     assert synced.code == 0 and "published 1 stream" in synced.out, synced.out
     assert "nothing is imported" not in hn(alice, "memory", "recall").err  # (its import served the selection)
     synced = hn(alice, "sync")
-    assert synced.code == 0 and "imported 1 memory (your own)" in synced.out, synced.out
+    assert synced.code == 0 and "promoted 1 stream (origin's copy of your own: nothing new came in)" in synced.out, synced.out
     trace = tmp_path / "trace"
     import os
     import subprocess

@@ -17,6 +17,7 @@ from pathlib import Path
 from helpers import commit_on, git, hn, shared_remote, wait_publication
 
 UP_TO_DATE = "Synchronized with origin: up to date\n"
+COPY = "Synchronized with origin: promoted 1 stream (origin's copy of your own: nothing new came in)\n"
 PUSHED = "Synchronized with origin: up to date (your git push published 1 stream there less than a minute ago)\n"
 
 
@@ -46,7 +47,7 @@ def _hooked(tmp_path, mode: str = "warn"):
     assert hn(alice, "replication", "select", "--all").code == 0
     _record(alice, "first")
     assert _summary(alice) == "Synchronized with origin: published 1 stream\n"
-    assert _summary(alice).startswith("Synchronized with origin: imported 1 memory (your own)")
+    assert _summary(alice) == COPY
     assert _summary(alice) == UP_TO_DATE  # (and the quiet record: the push's publisher imports its own back)
     return remote, alice
 
@@ -98,7 +99,7 @@ def test_a_block_mode_push_that_published_in_its_hook_says_so_too(tmp_path):
     assert git(remote, "for-each-ref", "--format=%(objectname)", "refs/hn/memory") == \
         git(alice, "for-each-ref", "--format=%(objectname)", "refs/hn/memory")
     # (no background publisher imported its own memory back, as the next sync then does)
-    assert _summary(alice).startswith("Synchronized with origin: imported 1 memory (your own)")
+    assert _summary(alice) == COPY
     assert _summary(alice) == PUSHED
 
 
@@ -110,7 +111,7 @@ def test_what_a_sync_published_itself_or_a_newer_memory_is_not_said_to_be_the_pu
     _record(alice, "then one more, published by sync")
     r = hn(alice, "sync")
     assert r.code == 0 and r.out.endswith("Synchronized with origin: published 1 stream\n"), r.out
-    assert _summary(alice).startswith("Synchronized with origin: imported 1 memory (your own)")
+    assert _summary(alice) == COPY
     assert _summary(alice) == UP_TO_DATE  # (the remote holds a tip no push gave it)
 
 

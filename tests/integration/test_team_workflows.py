@@ -646,7 +646,7 @@ def test_the_sync_summary_names_what_it_published_and_the_users_own_memory_comin
     assert hn(alice, "sync").out.splitlines() == ["Synchronized with origin: published 1 stream"]
     assert hn(alice, "sync").out.splitlines() == [
         f"Replication memory {mine['stream']}: promoted",
-        "Synchronized with origin: imported 1 memory (your own), promoted 1 stream"]
+        "Synchronized with origin: promoted 1 stream (origin's copy of your own: nothing new came in)"]
     assert hn(alice, "sync").out.splitlines() == ["Replication from origin: 1 stream up to date",
                                                   "Synchronized with origin: up to date"]
     bob = _bob(tmp_path, remote)
@@ -661,10 +661,11 @@ def test_the_sync_summary_names_what_it_published_and_the_users_own_memory_comin
     _record(bob, "b2")
     r = hn(bob, "sync")
     assert (r.code, r.out.splitlines()[-1]) == (
-        0, "Synchronized with origin: imported 2 memories (1 of them your own), promoted 2 streams, "
-           "published 1 stream")
+        0, "Synchronized with origin: imported 1 memory, promoted 2 streams (1 of them origin's copy of your "
+           "own, nothing new in it), published 1 stream")  # (f159: "imported 2 memories (1 of them your own)")
     doc = hn(bob, "sync", "--json").json()  # the JSON document keeps the contract's counts
     assert (doc["importedMemories"], doc["published"]) == (1, 1)
+    assert doc["importedAlreadyHere"] == 1  # (bob's b2 coming back: nothing new; f159)
     # a mirror clone holds everyone's streams as local refs: none of them is "your own" there
     mirror = tmp_path / "mirror.git"
     git(tmp_path, "clone", "-q", "--mirror", str(remote), str(mirror))

@@ -1,6 +1,7 @@
-"""Ways back for a lost anchor commit: the words a sync's lines, its ``--json`` ``hint`` and the
-fetch hook's one line give for a commit some memory is anchored on that this clone lacks (who can
-put it back, a branch this clone does not fetch that keeps it, how to leave the stream out).
+"""Ways back for a lost anchor commit: the words a sync's lines (``fetch_hints``, ``whose_anchor``),
+its ``--json`` ``hint`` and the fetch hook's one line give for a commit some memory is anchored on
+that this clone lacks (who can put it back, a branch this clone does not fetch that keeps it, how
+to leave the stream out).
 Pure text from what the caller measured; trusts its arguments, reads nothing."""
 
 from __future__ import annotations
@@ -74,3 +75,40 @@ def beyond_fetched(remote: str, missing: str, beyond: str) -> tuple[str, str]:
     else:
         how = f"git fetch {r} {missing} brings it, then git hn sync {r}"
     return f"may be on {remote} beyond {what}", how
+
+
+def fetch_hints(result, missing: list[str], whose: dict[str, str], back: str) -> dict[str, str]:
+    """``SyncResult._anchor_hints``' lines for the commits no branch under ``hn-anchor/`` is known
+    to keep (``result``: the sync's ``SyncResult``, read only)."""
+    if result.branches_fetched and result.unfetched:  # (a review: a --single-branch clone's anchor was
+        # on a branch it does not fetch, and only "put it back" was offered; git fetch REMOTE C brought it)
+        return {oid: f"Commit {oid} is not here, nor on any branch of {result.remote} this clone fetches (this sync "
+                f"has just fetched them){whose[oid]}: git fetch {result.remote} {oid} brings it if a "
+                f"branch this clone does not fetch has it (then git hn sync {result.remote} again); if a rebase, an "
+                f"amend or a deleted branch took it off, {back.format(oid=oid, short=oid[:12])}"
+                for oid in missing}
+    if result.branches_fetched:  # (this sync fetched the remote's branches for it: none has it)
+        return {oid: f"Commit {oid} is not here, nor on any branch of {result.remote} this clone fetches (this sync "
+                f"has just fetched them){whose[oid]}: if a rebase, an amend or a deleted branch took it "
+                f"off, {back.format(oid=oid, short=oid[:12])}" for oid in missing}
+    why = f" (this sync's fetch of {result.remote}'s branches: {result.branch_fetch})" if result.branch_fetch else ""
+    return {oid: f"Commit {oid} is not here{whose[oid]}{why}: git fetch {result.remote}"
+            f"{' ' + oid if result.unfetched else ''} brings it if a branch "
+            f"of {result.remote} has it (then git hn sync {result.remote} again); if none has it any more (a "
+            f"rebase, an amend or a deleted branch), {back.format(oid=oid, short=oid[:12])}"
+            for oid in missing}
+
+
+def whose_anchor(o) -> str:
+    """`, and memory M of ACTOR ("NAME", a self-chosen name) is anchored on it`: who can bring the
+    commit back (a team trial: the line named only the commit, and the reader could not tell whose
+    clone has it); the ID first (``hints.named_actor``: a name shown first posed as another's ID)."""
+    from ...core.gostr import short_id
+    from ...core.hints import named_actor
+
+    owner = o.fields.get("ownerMemoryId") or ""
+    names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner] or \
+        [m.envelope.actor_name for m in o.memories[:1]]
+    # (author text, quoted one way: raw, a name's own quotes posed as a second author with a fake ID)
+    who = named_actor(short_id(o.actor), names[0] if names else None)
+    return f", and memory {short_id(owner)} of {who} is anchored on it" if owner and o.actor else ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...core.gostr import one_line
 from ...errors import HnError
-from .anchor_ways import anchor_branch, put_back
+from .anchor_ways import anchor_branch, fetch_hints, put_back, whose_anchor
 
 MEASURE_KEYS = ("Events", "Objects", "LargestObjectBytes", "LargestAttachmentBytes", "TotalBytes")
 SEAMS = ("after-fetch", "after-measure", "after-pending-anchor", "after-object-copy",
@@ -91,19 +91,22 @@ def redact(text: str, *secrets: str) -> str:
 class Outcome:
     """One selection's way through the transaction. ``old`` is the accepted tip (or ""),
     ``walked`` the fetched commits above it (head first), ``memories`` the verified memories of
-    those commits (root first) and ``base`` the (commit, sequence) they continue."""
+    those commits (root first) and ``base`` the (commit, sequence) they continue. ``held``: how
+    many of the commits above ``old`` were verified here already (a stream of the user's own,
+    coming back from the remote: the summary does not count them as news)."""
 
     # A sync of 10,000 up-to-date streams makes 10,000 outcomes: slots, and the two dicts made
     # only when asked for, keep that a small part of a no-op sync.
     __slots__ = ("kind", "id", "status", "actor", "advertised", "old", "walked", "stopped",
                  "descends", "memories", "base", "reachable", "root_type", "prefix", "rebase",
-                 "_fields", "_measurements")
+                 "held", "_fields", "_measurements")
 
     def __init__(self, kind: str, ident: str, status: str = "fetched"):
         self.kind, self.id, self.status = kind, ident, status
         self.actor = self.advertised = self.old = self.stopped = self.root_type = ""
         self.walked: list | None = None
         self.descends = False
+        self.held = 0
         self.memories: list | tuple = ()
         self.base = ("", 0)
         self.reachable: list[str] | None = None
@@ -504,45 +507,10 @@ class SyncResult:
                 owners.setdefault(o.fields["missingId"], o)
         back = (f"a clone that still has it (its author's, most likely) can put it back: git push {self.remote} "
                 "{oid}:refs/heads/hn-anchor/{short}")
-        whose = {oid: self._whose(o) if named else "" for oid, o in owners.items()}
+        whose = {oid: whose_anchor(o) if named else "" for oid, o in owners.items()}
         kept = {oid: f"Commit {oid} is not here{whose[oid]}: {anchor_branch(self.remote, self.kept[oid])}"
                 for oid in sorted(owners) if oid in self.kept}
-        return kept | self._fetch_hints([oid for oid in sorted(owners) if oid not in self.kept], whose, back)
-
-    def _fetch_hints(self, missing: list[str], whose: dict[str, str], back: str) -> dict[str, str]:
-        """``_anchor_hints``' lines for the commits no branch under ``hn-anchor/`` is known to keep."""
-        if self.branches_fetched and self.unfetched:  # (a review: a --single-branch clone's anchor was
-            # on a branch it does not fetch, and only "put it back" was offered; git fetch REMOTE C brought it)
-            return {oid: f"Commit {oid} is not here, nor on any branch of {self.remote} this clone fetches (this sync "
-                    f"has just fetched them){whose[oid]}: git fetch {self.remote} {oid} brings it if a "
-                    f"branch this clone does not fetch has it (then git hn sync {self.remote} again); if a rebase, an "
-                    f"amend or a deleted branch took it off, {back.format(oid=oid, short=oid[:12])}"
-                    for oid in missing}
-        if self.branches_fetched:  # (this sync fetched the remote's branches for it: none has it)
-            return {oid: f"Commit {oid} is not here, nor on any branch of {self.remote} this clone fetches (this sync "
-                    f"has just fetched them){whose[oid]}: if a rebase, an amend or a deleted branch took it "
-                    f"off, {back.format(oid=oid, short=oid[:12])}" for oid in missing}
-        why = f" (this sync's fetch of {self.remote}'s branches: {self.branch_fetch})" if self.branch_fetch else ""
-        return {oid: f"Commit {oid} is not here{whose[oid]}{why}: git fetch {self.remote}"
-                f"{' ' + oid if self.unfetched else ''} brings it if a branch "
-                f"of {self.remote} has it (then git hn sync {self.remote} again); if none has it any more (a "
-                f"rebase, an amend or a deleted branch), {back.format(oid=oid, short=oid[:12])}"
-                for oid in missing}
-
-    @staticmethod
-    def _whose(o: Outcome) -> str:
-        """`, and memory M of ACTOR ("NAME", a self-chosen name) is anchored on it`: who can bring the
-        commit back (a team trial: the line named only the commit, and the reader could not tell whose
-        clone has it); the ID first (``hints.named_actor``: a name shown first posed as another's ID)."""
-        from ...core.gostr import short_id
-        from ...core.hints import named_actor
-
-        owner = o.fields.get("ownerMemoryId") or ""
-        names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner] or \
-            [m.envelope.actor_name for m in o.memories[:1]]
-        # (author text, quoted one way: raw, a name's own quotes posed as a second author with a fake ID)
-        who = named_actor(short_id(o.actor), names[0] if names else None)
-        return f", and memory {short_id(owner)} of {who} is anchored on it" if owner and o.actor else ""
+        return kept | fetch_hints(self, [oid for oid in sorted(owners) if oid not in self.kept], whose, back)
 
     def _rebased_line(self, r) -> str:
         """One rebased stream, named by its stream ID (a terminal shortens it, as the outcome
@@ -569,8 +537,9 @@ class SyncResult:
 
     def summary(self) -> str:
         """git-hn (issue 12): what this sync did, in counts a person can read: what it imported
-        (and how much of that is the user's own memory coming back from the remote, as every
-        stream a selection names does once published), promoted and published."""
+        (and how much of that is the user's own memory signed elsewhere), promoted (and how many
+        of those streams were the remote's copy of the user's own, which every stream a selection
+        names becomes once published: nothing new), and published."""
         if self.other_format:
             return f"Sync with {self.remote} incomplete: {self.remote} uses the other object format"
         if self.unreachable:
@@ -586,11 +555,18 @@ class SyncResult:
                                                                   or "nothing to import, publication failed")
             return f"Synchronized with {self.remote}: " + (", ".join(x for x in (sent, held) if x) or
                                                            "up to date" + self._by_push())
-        imported = f"imported {counted(self.imported, 'memory', 'memories')}"
-        mine = self._own_imported()
+        back, copies = self._own_back()  # (f159: "imported 1 memory (your own)" read as news; it was
+        # the remote's copy of what this clone holds, promoted as upstream does: said as that)
+        new, mine = self.imported - back, self._own_imported() - back
+        imported = f"imported {counted(new, 'memory', 'memories')}"
         if mine:
-            imported += " (your own)" if mine == self.imported else f" ({mine} of them your own)"
-        parts = [imported, f"promoted {counted(self.promoted, *self._unit())}"]
+            imported += " (your own)" if mine == new else f" ({mine} of them your own)"
+        promoted = f"promoted {counted(self.promoted, *self._unit())}"
+        if copies:
+            what = f"{self.remote}'s {'copy' if len(copies) == 1 else 'copies'} of your own"
+            promoted += f" ({what}: nothing new came in)" if len(copies) == self.promoted else \
+                f" ({len(copies)} of them {what}, nothing new in {'it' if len(copies) == 1 else 'them'})"
+        parts = ([imported] if new or not copies else []) + [promoted]
         failed = [o for o in self.outcomes if o.status not in ("promoted", "skipped", UP_TO_DATE)]
         if failed:  # (a team trial: "promoted 3 selections" read as success beside a failed one)
             part = sum(1 for o in failed if o.prefix)
@@ -628,6 +604,14 @@ class SyncResult:
         return sum(o.imported for o in self.outcomes
                    if (o.status == "promoted" or o.prefix) and o.id.split(":", 1)[-1] in mine)
 
+    def _own_back(self) -> tuple[int, list[Outcome]]:
+        """Of the user's own streams (``own``) promoted whole: how many imported memories this
+        clone held already (``held``), and those streams that brought nothing else."""
+        mine = {tuple(ref.rsplit("/", 2)[-2:]) for ref in self.own}
+        back = [o for o in self.outcomes if o.held and o.status == "promoted" and not o.prefix
+                and (o.actor, o.id.split(":", 1)[-1]) in mine] if mine else []
+        return sum(o.held for o in back), [o for o in back if o.held == o.imported]
+
     def _outcomes_json(self) -> list[dict]:
         """§9.14's outcome objects; git-hn adds ``hint``, after them, to one that waits for an anchor
         commit this clone lacks (``_hinted``): the contract's ``recovery``, "fetch a branch that
@@ -643,6 +627,9 @@ class SyncResult:
     def to_json(self) -> dict:
         doc = {"version": 0, "remote": self.remote, "outcomes": self._outcomes_json(), "verifiedEvents": 0,
                "promoted": self.promoted, "importedMemories": self.imported, "published": self.published}
+        back = self._own_back()[0]
+        if back:  # git-hn (f159): of ``importedMemories``, those of the user's own streams this clone held
+            doc["importedAlreadyHere"] = back
         if self.rebased:
             doc["rebased"] = [{"ref": r.ref, "renamed": [{"from": a, "to": b} for a, b in r.renamed]}
                               | ({"citesRebased": True} if r.follows else {}) for r in self.rebased]

@@ -433,9 +433,12 @@ class Import:
         from . import measure
 
         plans = []
-        # commits of new streams already verified here (a local stream imported back), asked at once
+        # commits of new streams already verified here (a local stream imported back), asked at once,
+        # with the tips of those that continue their accepted tip (``held``: the summary's words)
         known_all = self.accepted.known([c for o in wanted if o.alive and o.walked is not None and not o.old
-                                         for c, _t in o.walked]) if self.accepted is not None else {}
+                                         for c, _t in o.walked] + [o.walked[0][0] for o in wanted if o.alive
+                                                                   and o.walked and o.descends]) \
+            if self.accepted is not None else {}
         for o in wanted:
             if not o.alive:
                 continue
@@ -450,6 +453,9 @@ class Import:
                     self._validate_full(o)
                     continue
                 base = (o.old, got[0], got[1])
+                tip = known_all.get(o.walked[0][0]) if o.walked else None
+                if tip is not None and (tip[0], tip[2], tip[3]) == (got[0] + len(o.walked), o.actor, o.id):
+                    o.held = len(o.walked)
             elif not o.old and self.accepted is not None:
                 # already verified here (a local stream imported back): only what is above. A
                 # known commit counts only as the stream it was signed for: a hostile remote may
@@ -463,6 +469,7 @@ class Import:
                     if seq == k:
                         base = (commits[k - 1][0], k, mid)
                         commits = commits[k:]
+                        o.held = k
             plans.append((o, commits, base))
         if sum(len(c) for _o, c, _b in plans) >= SPILL_FROM:  # (held compact until their transaction)
             from . import spilled
