@@ -28,9 +28,12 @@ what every one of them holds (``service.replication.push_targets``).
 <ref> <head> <unix seconds>`` for each stream a pre-push hook's publication moved (in the
 background or, with ``hn.prePush block``, in the hook), kept ``PUSHED_WINDOW`` seconds (a
 newcomer who had just recorded and pushed read sync's "up to date" as "nothing was published":
-``pushed_lately`` lets sync say what the push did). Advice only: derived, best effort, not
-locked (two publishers at once may lose a line); a file that is missing, unsafe, malformed or
-over ``PUSHED_MAX`` bytes means "nothing said".
+``pushed_lately`` lets sync say what the push did). Advice only: derived and best effort, but
+read, changed and replaced whole under the replication directory's lock (``_records_lock``, as the
+offered record is), so two publishers at once both land; a file that is missing, unsafe,
+malformed or over ``PUSHED_MAX`` bytes means "nothing said". A push URL of a remote that pushes
+elsewhere than it fetches has lines of its own, under that URL's key (``remote_of``), never under
+the remote's name.
 """
 
 from __future__ import annotations
@@ -250,7 +253,7 @@ def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], judge, n
 def _edit(repo: Repo, change) -> None:
     """Read, change and write the offered record under its lock; best effort."""
     try:
-        with _offered_lock(repo):
+        with _records_lock(repo):
             rows = _read_offers(repo)
             new = change(list(rows))
             if new != rows:
@@ -270,9 +273,10 @@ def _write_offered(repo: Repo, rows) -> None:
     private.write_private(repo.hn_dir, offered_path(repo), text.encode("utf-8", "surrogateescape"))
 
 
-class _offered_lock:
-    """An exclusive lock for the offered record's read-modify-write (publications to two remotes
-    may run at once): on the replication directory itself."""
+class _records_lock:
+    """An exclusive lock for the read-modify-write of the offered record and of the pushed record
+    (publications to two remotes may run at once): on the replication directory itself, held
+    only while one of them is read, changed and replaced."""
 
     def __init__(self, repo: Repo):
         self.repo = repo
@@ -390,26 +394,30 @@ def note_pushed(repo: Repo, remote: str, heads: dict[str, str], now: float | Non
     if not heads:
         return
     now = time.time() if now is None else now
-    kept = [r for r in _read_pushed(repo, now) if r[0] != remote or r[1] not in heads]
-    rows = kept + [(remote, ref, head, int(now)) for ref, head in sorted(heads.items())]
-    data = "".join(f"{r} {ref} {head} {when}\n" for r, ref, head, when in rows).encode("utf-8", "surrogateescape")
-    if len(data) > PUSHED_MAX:
-        return  # (a publication of ~7,000 streams: said by no sync, as before)
     try:
-        private.write_private(repo.hn_dir, pushed_path(repo), data, derived=True)
+        # (under the lock from the read to the rename: a publisher to another remote, or another
+        # push's, that read the file meanwhile dropped this one's lines when it replaced it, f159)
+        with _records_lock(repo):
+            kept = [r for r in _read_pushed(repo, now) if r[0] != remote or r[1] not in heads]
+            rows = kept + [(remote, ref, head, int(now)) for ref, head in sorted(heads.items())]
+            data = "".join(f"{r} {ref} {head} {when}\n" for r, ref, head, when in rows).encode(
+                "utf-8", "surrogateescape")
+            if len(data) > PUSHED_MAX:
+                return  # (a publication of ~7,000 streams: said by no sync, as before)
+            private.write_private(repo.hn_dir, pushed_path(repo), data, derived=True)
     except (HnError, OSError):
         pass
 
 
-def pushed_lately(repo: Repo, remote: str, same: dict[str, str], now: float | None = None) -> list[int]:
-    """When a ``git push``'s publication gave ``remote`` each of ``same`` (ref -> the local tip
-    the remote holds), for those it gave at exactly that tip within ``PUSHED_WINDOW`` seconds:
-    the times. One ``lstat`` when no push published lately."""
+def pushed_lately(repo: Repo, remote: str, same: dict[str, str], now: float | None = None) -> dict[str, int]:
+    """When a ``git push``'s publication gave ``remote`` (or the push URL a key names) each of
+    ``same`` (ref -> the local tip it holds), for those it gave at exactly that tip within
+    ``PUSHED_WINDOW`` seconds: ref -> the time. One ``lstat`` when no push published lately."""
     import time
 
     try:
         os.lstat(pushed_path(repo))
     except OSError:
-        return []  # (the usual sync: nothing more)
+        return {}  # (the usual sync: nothing more)
     now = time.time() if now is None else now
-    return [when for r, ref, head, when in _read_pushed(repo, now) if r == remote and same.get(ref) == head]
+    return {ref: when for r, ref, head, when in _read_pushed(repo, now) if r == remote and same.get(ref) == head}

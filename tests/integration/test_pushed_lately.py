@@ -12,9 +12,12 @@ past, through the file itself.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
-from helpers import commit_on, git, hn, shared_remote, wait_publication
+
+from helpers import commit_on, git, hn, make_repo, shared_remote, wait_publication
 
 UP_TO_DATE = "Synchronized with origin: up to date\n"
 COPY = "Synchronized with origin: promoted 1 stream (origin's copy of your own: nothing new came in)\n"
@@ -142,3 +145,28 @@ def test_a_record_that_cannot_be_trusted_says_nothing_more(tmp_path):
     memo.write_bytes(good.replace(b"origin ", b"backup ", 1))
     memo.chmod(0o600)
     assert _summary(alice) == UP_TO_DATE
+
+
+def test_two_publishers_writing_the_record_at_once_both_land(tmp_path):
+    """f152 left the record unlocked: two publishers at once (to two remotes, or two pushes) each
+    read it, added their lines and replaced it, and the second dropped the first's. Two real
+    processes each write 150 streams' lines, one call each, started together: every line lands."""
+    alice = make_repo(tmp_path / "alice")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    go = tmp_path / "go"
+    script = ("import os, sys, time\n"
+              "from git_hn.store import given\n"
+              "from git_hn.store.repo import open_repo\n"
+              "repo = open_repo(sys.argv[1])\n"
+              "while not os.path.exists(sys.argv[3]):\n"
+              "    time.sleep(0.001)\n"
+              "for i in range(150):\n"
+              "    given.note_pushed(repo, sys.argv[2], {f'refs/hn/memory/{64 * \"a\"}/{i:064x}': f'{i + 1:040x}'})\n")
+    writers = [subprocess.Popen([sys.executable, "-c", script, str(alice), name, str(go)])
+               for name in ("origin", "backup")]
+    go.write_text("")
+    assert [w.wait(timeout=120) for w in writers] == [0, 0]
+    lines = _memo(alice).read_text().splitlines()
+    assert len(lines) == 300 and {(line.split(" ")[0], line.split(" ")[2]) for line in lines} == \
+        {(name, f"{i + 1:040x}") for name in ("origin", "backup") for i in range(150)}
+    assert (_memo(alice).stat().st_mode & 0o777) == 0o600

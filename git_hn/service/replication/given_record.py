@@ -27,7 +27,7 @@ def note_held(repo: Repo, remote: str, same: dict[str, str], lately: list | None
     from ...store import given
 
     if lately is not None:
-        lately.extend(given.pushed_lately(repo, remote, same))
+        lately.extend(given.pushed_lately(repo, remote, same).values())
 
     if os.path.lexists(given.path(repo)):  # the usual sync: the state's record says it already
         recorded = _recorded(repo, remote, sorted(same))
