@@ -298,7 +298,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
 
                 if targets and still:  # (it pushes elsewhere than it fetches: each push URL is asked what it holds)
                     push_targets.publish_each(repo, remote, targets, still, listing, ATRISK_TIMEOUT, held=held,
-                                              only=url if url in targets else "")  # (each URL's own run)
+                                              only=url if url in targets else "", pushed=True)  # (each URL's own run)
                 else:
                     allowed, held = gate.gate(repo, remote, still, given, listing) if still else ({}, [])
                     ready = sorted(r for r in allowed if given.get(r) != allowed[r])

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 
 from helpers import commit_on, git, hn, make_repo, shared_remote, wait_publication
 
@@ -144,6 +145,81 @@ def test_a_record_that_cannot_be_trusted_says_nothing_more(tmp_path):
     memo.unlink()
     memo.write_bytes(good.replace(b"origin ", b"backup ", 1))
     memo.chmod(0o600)
+    assert _summary(alice) == UP_TO_DATE
+
+
+def _fork(tmp_path, mode: str = "warn"):
+    """Alice's clone fetching from upstream.git and pushing to fork.git (``set-url --push``), both
+    holding main, hooks installed, every stream selected: (upstream, fork, alice)."""
+    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
+    alice = make_repo(tmp_path / "alice")
+    for bare in (upstream, fork):
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+        git(alice, "push", "-q", str(bare), "main")
+    git(alice, "remote", "add", "origin", str(upstream))
+    git(alice, "fetch", "-q", "origin")
+    git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
+    git(alice, "remote", "set-url", "--push", "origin", str(fork))
+    git(alice, "config", "hn.prePush", mode)
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    assert hn(alice, "hooks", "install").code == 0
+    assert hn(alice, "replication", "select", "--all").code == 0
+    return upstream, fork, alice
+
+
+@pytest.mark.parametrize("mode", ["warn", "block"])
+def test_a_push_to_a_push_url_is_said_as_that_push_url_not_there(tmp_path, mode):
+    """f152 left it out: a remote that pushes elsewhere than it fetches (a fork) got no clause.
+    The push went to the push URL, and sync fetches from the fetch URL, so "published there" would
+    claim what the fetch URL holds; what is true is that the push URL holds it, which the sync
+    asks it: said as "to origin's push URL". The record of such a push is kept under that URL's
+    key, never under the remote's name, which says what the fetch URL was given."""
+    upstream, fork, alice = _fork(tmp_path, mode)
+    _record(alice, "anchored on a commit both have")
+    commit_on(alice, None, "b.txt")
+    _push(alice)
+    mine = git(alice, "for-each-ref", "--format=%(objectname)", "refs/hn/memory")
+    assert git(fork, "for-each-ref", "--format=%(objectname)", "refs/hn/memory") == mine
+    assert git(upstream, "for-each-ref", "refs/hn/memory") == ""  # (nothing went to the fetch URL)
+    (line,) = _memo(alice).read_text().splitlines()
+    name, digest, _ref, _tip, _when = line.split(" ")
+    assert name == "origin" and len(digest) == 16  # (the push URL's key: ``given_record.url_key``)
+    said = ("Synchronized with origin: up to date (your git push published 1 stream to origin's push URL "
+            "less than a minute ago)\n")
+    assert _summary(alice) == said
+    # a line under the remote's own name (what the fetch URL was given) says nothing of the fork
+    memo = _memo(alice)
+    memo.write_text(memo.read_text().replace(f"origin {digest} ", "origin ", 1))
+    assert _summary(alice) == UP_TO_DATE
+
+
+def test_a_push_to_two_push_urls_is_said_when_each_holds_it(tmp_path):
+    """Two push URLs (a team repository, which is also the fetch URL, and its mirror): said as
+    "to each of origin's push URLs" while each holds the tip the push gave it; once one of them
+    holds something else, the bare words."""
+    team, mirror = tmp_path / "team.git", tmp_path / "mirror.git"
+    alice = make_repo(tmp_path / "alice")
+    for bare in (team, mirror):
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+        git(alice, "push", "-q", str(bare), "main")
+    git(alice, "remote", "add", "origin", str(team))
+    git(alice, "fetch", "-q", "origin")
+    git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
+    for bare in (team, mirror):
+        git(alice, "remote", "set-url", "--add", "--push", "origin", str(bare))
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    assert hn(alice, "hooks", "install").code == 0
+    assert hn(alice, "replication", "select", "--all").code == 0
+    _record(alice, "published to both")
+    commit_on(alice, None, "b.txt")
+    _push(alice)
+    assert len(_memo(alice).read_text().splitlines()) == 2  # (one line per push URL)
+    r = hn(alice, "sync")  # (the team repository's copy of her stream, promoted: f159's words)
+    assert r.code == 0 and r.out.endswith(COPY), r.out
+    assert _summary(alice) == ("Synchronized with origin: up to date (your git push published 1 stream to each of "
+                               "origin's push URLs less than a minute ago)\n")
+    memo = _memo(alice)
+    memo.write_text(memo.read_text().splitlines(keepends=True)[0])  # (the mirror's line gone)
     assert _summary(alice) == UP_TO_DATE
 
 

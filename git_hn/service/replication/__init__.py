@@ -205,8 +205,10 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
 
                     local = local_refs(repo, remote)
                 urls = push_targets.split(repo, remote, url) if local else None
+                result.push_urls = len(urls or ())  # (a push's record there says nothing of the fetch URL)
                 result.published = push_targets.publish_streams(
-                    repo, remote, urls, result.held, local, result.sent, result.own, stall) if urls else \
+                    repo, remote, urls, result.held, local, result.sent, result.own, stall, result.by_push) \
+                    if urls else \
                     publish_streams(repo, remote, advertised, result.held, local, result.sent, result.own, url,
                                     result.by_push)
                 serial.forget_failure(repo, remote)  # (what a push's background publication failed is published now)

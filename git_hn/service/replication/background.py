@@ -158,7 +158,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
             urls = (push_targets.split(repo, remote) if targets == () else targets) if todo else None
             if urls:  # (each push URL asked and given on its own: which of them took this push is not known)
                 sent: list[str] = []
-                push_targets.publish_each(repo, remote, urls, todo, listing, publish.ASK_TIMEOUT, sent)
+                push_targets.publish_each(repo, remote, urls, todo, listing, publish.ASK_TIMEOUT, sent, pushed=True)
                 renew, todo = quiet and bool(sent), {}
             if todo:
                 bases = publish.remote_bases(repo, remote, todo, publish.published_heads(repo, remote))

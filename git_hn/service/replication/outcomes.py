@@ -228,6 +228,7 @@ class SyncResult:
         self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
         self.own: list[str] = []  # the user's own stream refs (local), as publication listed them
         self.by_push: list[int] = []  # when a git push published streams the remote holds at their tips, lately
+        self.push_urls = 0  # the push URLs asked, when the remote pushes elsewhere than it fetches (``push_targets``)
         self.rebased: list = []  # store.rebase.Rebased: own streams rebased on the remote's (--rebase)
         self.branches_fetched = False  # the sync fetched the remote's branches for missing anchors
         # the remote has (or may have) branches this clone's fetch refspecs do not bring (a
@@ -584,17 +585,20 @@ class SyncResult:
     def _by_push(self) -> str:
         """After "up to date": that the user's ``git push`` published those streams lately
         (``given.pushed_lately``; a newcomer read "up to date" right after a push as "nothing was
-        published"), and when (the oldest, when several pushes did)."""
+        published"), and when (the oldest, when several pushes did); "to origin's push URL" for a
+        remote that pushes elsewhere than it fetches (f159: not "there", which is what it fetches)."""
         if not self.by_push:
             return ""
         import time
 
         ages = [max(0, int(time.time()) - when) for when in self.by_push]
         what, oldest = counted(len(ages), "stream", "streams"), max(ages) // 60
+        there = "there" if not self.push_urls else f"to {self.remote}'s push URL" if self.push_urls == 1 else \
+            f"to each of {self.remote}'s push URLs"
         if max(ages) - min(ages) >= 60:  # (several pushes)
-            return f" (your git pushes published {what} there in the last {oldest + 1} minutes)"
+            return f" (your git pushes published {what} {there} in the last {oldest + 1} minutes)"
         ago = "less than a minute ago" if not oldest else f"{oldest} minute{'s' if oldest > 1 else ''} ago"
-        return f" (your git push published {what} there {ago})"
+        return f" (your git push published {what} {there} {ago})"
 
     def _own_imported(self) -> int:
         """How many imported memories are in the user's own streams (``own``)."""

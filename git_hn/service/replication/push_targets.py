@@ -71,12 +71,14 @@ def where(remote: str, index: int, count: int) -> str:
 
 def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None = None,
                     local: list[str] | None = None, sent: list | None = None, own: list | None = None,
-                    timeout: float = 20.0) -> int:
+                    timeout: float = 20.0, lately: list | None = None) -> int:
     """``publish.publish_streams`` for a remote that pushes elsewhere than it fetches: the sync's
     advertisement is the fetch URL's, which says nothing of what the push URLs hold (a trial: a
     memory the fork took "waited" again after every fetch), so each push URL is asked
     (``publish_each``). The streams are linted above what every push URL was given (the remote's
-    own record: what one of them took was linted when it was given)."""
+    own record: what one of them took was linted when it was given). ``lately``: as
+    ``publish.publish_streams``', for the streams every push URL holds at the tip a ``git push``
+    gave that URL lately (``publish_each``)."""
     from . import publish
 
     refs, listing, valid, why = publish.own_streams(repo, remote, local, own)
@@ -86,7 +88,7 @@ def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None 
     given = published_heads(repo, set_key(remote, urls))
     withheld = publish.secret_shaped(repo, listing, [r for r in valid if given.get(r) != heads.get(r)], given)
     tips = {r: heads[r] for r in valid if r not in withheld and heads.get(r)}
-    published = publish_each(repo, remote, urls, tips, listing, timeout, sent, held)
+    published = publish_each(repo, remote, urls, tips, listing, timeout, sent, held, lately=lately)
     if len(valid) < len(refs):
         raise publish.invalid_streams(remote, published, why)  # §9.13: the valid refs still go
     if withheld:
@@ -96,7 +98,8 @@ def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None 
 
 
 def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str], listing: list | None,
-                 timeout: float, sent: list | None = None, held: list | None = None, only: str = "") -> int:
+                 timeout: float, sent: list | None = None, held: list | None = None, only: str = "",
+                 pushed: bool = False, lately: list | None = None) -> int:
     """Give each of ``remote``'s push URLs ``urls`` the streams of ``tips`` (ref -> verified tip),
     each up to its first memory anchored on a commit that URL's branches do not hold; the number
     of refs every URL now holds as far as it may. ``held`` gets the ``gate.Held`` lines (one for
@@ -105,11 +108,17 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
     ``PhaseError`` naming that URL by its place), with the count of the others that failed.
     ``only``: one of ``urls``, the one asked and given (block mode's hook runs once for each push
     URL, right before Git pushes there: a review saw each run ask every URL, N² ``ls-remote``s,
-    and say a refusing URL's failure once per run); what every URL holds is still recorded."""
+    and say a refusing URL's failure once per run); what every URL holds is still recorded.
+
+    ``pushed``: this is a ``git push``'s own publication (its pre-push hook's, or the background
+    publisher's), so what it moves on each URL is written down under that URL's key
+    (``given.note_pushed``). ``lately`` (a sync's) gets, for each stream every URL holds at a tip
+    a ``git push`` gave that very URL lately, when (f159: the record of a push to a push URL says
+    nothing of what the fetch URL holds, so a sync's "up to date" names the push URLs)."""
     from . import publish
     from .gate import gate
 
-    count, failures, counts, holds = len(urls), [], [], []
+    count, failures, counts, holds, hits = len(urls), [], [], [], []
     moved: list[str] = []
     settings = None  # (``_settings``: read before the first URL is asked)
     for index, url in enumerate(urls):
@@ -136,6 +145,10 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
             _settle(repo, remote, memory, key)
         same = {r: t for r, t in tips.items() if memory.get(r) == t}
         note_held(repo, key, same)  # (a memory there that no record says was given: never signed again)
+        if lately is not None and same:
+            from ...store.given import pushed_lately
+
+            hits.append(pushed_lately(repo, key, same))
         todo = {r: t for r, t in tips.items() if r not in same}
         bases = {r: memory[r] for r in todo if r in memory}
         allowed, waiting = gate(repo, remote, todo, bases, listing, there) if todo else ({}, [])
@@ -146,14 +159,22 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
         idle = sum(r not in allowed and r not in waits for r in todo)
         ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
         done = len(same) + idle + sum(bases.get(r) == allowed[r] for r in allowed)
+        before = len(moved)
         try:
             done += publish.push(repo, remote, ready, allowed, exact=True, sent=moved, to=(url, key, carried))
         except PhaseError as exc:
             done += exc.published
             failures.append(_failed(remote, index, count, _reason(exc, remote), exc, url))
+        finally:
+            if pushed and len(moved) > before:
+                from ...store.given import note_pushed
+
+                note_pushed(repo, key, {r: allowed[r] for r in moved[before:] if r in allowed})
         counts.append(done)
     if sent is not None:
         sent.extend(r for r in dict.fromkeys(moved) if r not in sent)
+    if lately is not None and hits and len(hits) == count and not failures:  # (every URL asked, and each holds it)
+        lately.extend(max(h[r] for h in hits) for r in set.intersection(*(set(h) for h in hits)))
     _record_everywhere(repo, remote, urls, tips)
     published = min(counts) if counts else 0
     if held is not None:
