@@ -557,8 +557,9 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
         from ..core.limits import WARNING
 
         # (the advice in recall's and view's words: they fail there, as CONTRACT §10.0 has recall)
-        sys.stdout.write(f"> {WARNING}\n\nNo memory yet: HEAD has no commit yet, and memory is anchored on "
-                         "commits: make a first commit (git commit).\n")
+        situation, action = repo.unborn_advice()
+        sys.stdout.write(f"> {WARNING}\n\nNo memory yet: {situation}, and memory is anchored on "
+                         f"commits: {action}.\n")
         return 0
     left: dict = {}
     newer: list = []

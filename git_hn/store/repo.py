@@ -192,11 +192,28 @@ class Repo:
 
     def _head_error(self) -> str:
         """``revision HEAD is not a commit`` (CONTRACT §10.0), and what to do when HEAD is unborn
-        (a new repository): no object at all, not a damaged or foreign one (issue 14)."""
+        (no object at all, not a damaged or foreign one: issue 14) in this repository's words
+        (``unborn_advice``)."""
         proc = self.git.run(["rev-parse", "--verify", "--quiet", "HEAD"])
         if proc.returncode != 0:
-            return "revision HEAD is not a commit; HEAD has no commit yet: make a first commit (git commit)"
+            situation, action = self.unborn_advice()
+            return f"revision HEAD is not a commit; {situation}: {action}"
         return "revision HEAD is not a commit"
+
+    def unborn_advice(self) -> tuple[str, str]:
+        """(what is so, what to do) with HEAD unborn (``core.unborn``): a new repository, a clone
+        whose HEAD names a branch its remote lacks, or a bare repository. Three or four processes
+        (``git remote`` with remote-tracking refs), on this error path only."""
+        from ..core.unborn import advice
+
+        head = self.git.run(["symbolic-ref", "--quiet", "HEAD"])
+        listed = self.git.run(["for-each-ref", "--format=%(refname)%00%(symref)", "refs/heads", "refs/remotes"])
+        refs = [tuple(line.split("\0", 1)) for line in lines_of(listed.stdout.decode("utf-8", "replace"))
+                if "\0" in line] if listed.returncode == 0 else []
+        bare = self.git.run(["rev-parse", "--is-bare-repository"]).stdout.strip() == b"true"
+        remotes = self.remote_names() if any(r.startswith("refs/remotes/") for r, _t in refs) else frozenset()
+        return advice(head.stdout.decode("utf-8", "replace").strip() if head.returncode == 0 else "",
+                      refs, remotes, bare)
 
     def ref_value(self, ref: str) -> str:
         """The object ID ``ref`` names now, or "" (none): one ``rev-parse``."""
