@@ -485,7 +485,9 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes, specs: l
     what the remote was given) wait for a commit that no push can carry, or that neither the
     remote nor this push holds (a branch not pushed yet), or that this push sends only to a ref
     the remote's fetch refspecs do not track here (``specs``: a single-branch clone's new branch;
-    the gate counts only ``refs/remotes/<remote>/*``). An anchor this push sends to a tracked ref
+    the gate counts only ``refs/remotes/<remote>/*``). Not an anchor on a branch Git refuses to push
+    as a non-fast-forward (``refused_branches``: Git gives this hook no line for it, and its own
+    rejection says what to do). An anchor this push sends to a tracked ref
     (a tip in the hook's input ``data``) is not asked about, so the usual push (a memory recorded
     at the commit pushed) starts no Git process here."""
     from .replication import gate
@@ -501,6 +503,10 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes, specs: l
     # and those that wait for a commit of a branch not pushed yet (a worktree's): the stream's later
     # memories wait too, and with the publication in the background nothing said so (an agent trial)
     waits = gate.not_carried(repo, doubtful - gone, remote, carried) if doubtful - gone else set()
+    if waits:  # on a branch Git refuses to push as behind, said by Git alone, as "fetch first" is (f162)
+        from .replication.refused_branches import on_refused_branches
+
+        waits -= on_refused_branches(repo, remote, specs, waits)
     branches = {tip: dst for tip, dst in untracked.items() if dst.startswith("refs/heads/")}
     sent_to = gate.sent_to(repo, waits, branches) if waits and branches else {}
     out = []

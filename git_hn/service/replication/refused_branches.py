@@ -1,0 +1,72 @@
+"""Which waiting anchors sit on a branch whose push Git refuses itself (f162, a newcomer trial).
+
+A memory waits until its anchor commit is on the remote (``gate``). The pre-push hook says so
+for an anchor this push does not carry, with "push a branch that contains it" (``hook_runs.
+_held_for_good``). But Git hands pre-push no line for a ref it already refuses as a non-fast-
+forward (the remote's branch, as fetched here, has commits the local one lacks): the user had
+just pushed the branch that contains the anchor, was told to push it, and Git's own
+``! [rejected]`` followed. For "fetch first" (the remote's tip not fetched) Git does give the
+line, the anchor counts as carried, and nothing is said. Both refusals now say nothing of the
+memory (as f109 decided for what the push takes off): Git's rejection says to integrate the
+remote's commits and push again, and the memory follows that push (``post-rewrite`` re-anchors
+it after a rebase; the background publication of this push holds it, as before).
+
+Owns nothing on disk. Trusts this clone's branches and remote-tracking refs (what Git itself
+decides a non-fast-forward from); used for words on stderr only, never to decide what is
+published.
+"""
+
+from __future__ import annotations
+
+from ...core.lines import lines_of
+from ...core.remotes import refspec_star
+from ...store.repo import Repo
+
+
+def on_refused_branches(repo: Repo, remote: str, specs: list[str], commits: set[str]) -> set[str]:
+    """Of ``commits`` (anchors not on ``remote``, nor carried by this push), those that a local
+    branch contains whose remote-tracking branch (``specs``: the remote's fetch refspecs) is no
+    ancestor of it: a push of that branch is refused as a non-fast-forward. One ``for-each-ref``
+    when no branch differs from its remote-tracking one; else one more for each commit, and one
+    ``rev-list`` for each branch that contains one."""
+    if not commits:
+        return set()
+    listed = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/",
+                           f"refs/remotes/{remote}/"])
+    if listed.returncode != 0:
+        return set()
+    tips = {ref: oid for line in lines_of(listed.stdout.decode("utf-8", "replace"))
+            for oid, _sp, ref in [line.partition(" ")]}
+    apart = {}  # local branch -> (its tip, its remote-tracking branch's tip), where they differ
+    for ref, tip in tips.items():
+        if ref.startswith("refs/heads/"):
+            there = tips.get(_tracking(ref, remote, specs) or "")
+            if there and there != tip:
+                apart[ref] = (tip, there)
+    if not apart:
+        return set()
+    refused: set[str] = set()
+    behind: dict[str, bool] = {}
+    for commit in sorted(commits):
+        holding = repo.git.run(["for-each-ref", "--format=%(refname)", f"--contains={commit}", *sorted(apart)])
+        for ref in lines_of(holding.stdout.decode("utf-8", "replace")) if holding.returncode == 0 else []:
+            if ref in apart and ref not in behind:
+                tip, there = apart[ref]
+                walk = repo.git.run(["rev-list", "--max-count=1", "--stdin"],
+                                    input=f"{there}\n^{tip}\n".encode("ascii"))
+                behind[ref] = walk.returncode == 0 and bool(walk.stdout.strip())
+            if behind.get(ref):
+                refused.add(commit)
+                break
+    return refused
+
+
+def _tracking(ref: str, remote: str, specs: list[str]) -> str | None:
+    """The remote-tracking ref the first of ``specs`` that maps ``ref`` under
+    ``refs/remotes/<remote>/`` names for it, or None."""
+    for spec in specs:
+        src, sep, dst = spec.lstrip("+").partition(":")
+        star = refspec_star(src, ref) if sep and src.count("*") == dst.count("*") else None
+        if star is not None and dst.replace("*", star).startswith(f"refs/remotes/{remote}/"):
+            return dst.replace("*", star)
+    return None
