@@ -22,6 +22,7 @@ def recall_command(values: dict) -> int:
     from ..service import recall as service
     from ..store.repo import open_repo
 
+    stopped: list[str] = []  # the bounds a truncated page stopped at (the terminal names them)
     if values.get("input") is not None:
         from ..service.requests import read_explicit
 
@@ -58,7 +59,7 @@ def recall_command(values: dict) -> int:
             max_content_bytes=core.DEFAULT_MAX_CONTENT if max_content is None else max_content,
             cursor=values.get("cursor") or "", include_untrusted=bool(values.get("include_untrusted")),
             rank=values.get("rank") or "", max_bytes=bounds["--max-bytes"] or 0)
-        doc, hidden = service.recall_counted(repo, req)
+        doc, hidden = service.recall_counted(repo, req, stopped=stopped)
     if values.get("json"):
         render.json_line(doc)
     elif render.on_terminal():
@@ -67,7 +68,7 @@ def recall_command(values: dict) -> int:
 
         names = author_names(repo, [row["id"] for row in doc["memories"]])
         render.write(terminal.recall(doc, names, bool(values.get("no_color")),
-                                     known=known_authors(repo) if doc["memories"] else ()))
+                                     known=known_authors(repo) if doc["memories"] else (), stopped=stopped))
     else:
         render.lines(core.human_lines(doc))
         advice.challenged_recall(doc)

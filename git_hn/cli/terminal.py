@@ -285,10 +285,15 @@ def content_line(screen: Screen, content: str) -> None:
 # -- commands --------------------------------------------------------------------------------
 
 
+# the options that raise each bound a page stops at (``core.recall.fill``'s ``why``)
+_RAISE = {"records": "--max-records", "content": "--max-content-bytes", "bytes": "--max-bytes"}
+
+
 def recall(doc: dict, names: dict[str, str], no_color: bool = False, columns: int | None = None,
-           known=()) -> str:
+           known=(), stopped=()) -> str:
     """``memory recall``: the warning, a count, then two lines per memory (``known``: the
-    ``(name, actor)`` pairs of ``names.known_authors``, for telling namesakes apart)."""
+    ``(name, actor)`` pairs of ``names.known_authors``, for telling namesakes apart; ``stopped``:
+    the bounds the page stopped at, whose options the last line names, f162)."""
     screen = Screen(no_color, columns)
     screen.wrapped(Text(doc["warning"], style=WARNING))
     rows = doc["memories"]
@@ -307,8 +312,10 @@ def recall(doc: dict, names: dict[str, str], no_color: bool = False, columns: in
         content_line(screen, row["data"]["content"])
     if "nextCursor" in doc:
         # the cursor itself (hundreds of characters) is not printed here: it is for scripts
-        screen.wrapped(Text("More memories match: raise --max-records or --max-content-bytes, or page "
-                            "with the cursor that --json (nextCursor) or piped output prints", style=LABEL))
+        # (a newcomer trial: 20 records, the default, said to raise a content bound never reached)
+        raise_ = " and ".join(_RAISE[b] for b in _RAISE if b in stopped) or "--max-records or --max-content-bytes"
+        screen.wrapped(Text(f"More memories match: raise {raise_}, or page with the cursor that --json "
+                            "(nextCursor) or piped output prints", style=LABEL))
     return screen.text()
 
 

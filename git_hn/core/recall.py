@@ -395,28 +395,37 @@ def cursor_gone() -> InputError:
 ROW_FLOOR = 512
 
 
-def fill(req: RecallRequest, sized) -> tuple[list, bool]:
+def fill(req: RecallRequest, sized, why: list | None = None) -> tuple[list, bool]:
     """§7.6 step 7, the one paging rule: take ``(item, size)`` pairs in order while both bounds
     hold. Returns the page and whether anything was left (``truncated``). ``sized`` may be a lazy
     iterator (the verified state's ordered rows): nothing past the first item left is read. With
     ``max_bytes`` (git-hn) it also stops at the first item that could not fit in the whole answer
     even if rows took no more than ``ROW_FLOOR`` besides their content; ``fit`` then measures the
-    page exactly (the first item is always taken: ``fit`` names it when it does not fit)."""
+    page exactly (the first item is always taken: ``fit`` names it when it does not fit).
+    ``why`` (git-hn) gets the bounds the first item left did not fit: ``records``, ``content``
+    (both, when both), or ``bytes`` (the terminal's line names what to raise: f162)."""
     out, used, least = [], 0, 0
     for item, size in sized:
-        if len(out) >= req.max_records or used + size > req.max_content_bytes:
+        full, over = len(out) >= req.max_records, used + size > req.max_content_bytes
+        if full or over:
+            if why is not None:
+                why += ["records"] * full + ["content"] * over
             return out, True
         least += size + ROW_FLOOR
         if req.max_bytes and out and least > req.max_bytes:
+            if why is not None:
+                why.append("bytes")
             return out, True
         out.append(item)
         used += size
     return out, False
 
 
-def page(req: RecallRequest, rows: list[dict], digest: str, scores: dict[str, float] | None = None) -> dict:
+def page(req: RecallRequest, rows: list[dict], digest: str, scores: dict[str, float] | None = None,
+         why: list | None = None) -> dict:
     """§7.6 steps 4–9 over rows that already passed the filters; returns the output document.
-    With ``scores`` (relevance, git-hn), higher scores come first, then the §7.7 order."""
+    With ``scores`` (relevance, git-hn), higher scores come first, then the §7.7 order. ``why``:
+    as ``fill``'s."""
     ordered = order(rows)
     if scores is not None:
         ordered = search.rank(ordered, lambda row: scores[row["id"]])
@@ -433,17 +442,20 @@ def page(req: RecallRequest, rows: list[dict], digest: str, scores: dict[str, fl
                 break
         else:
             raise cursor_gone()
-    out, truncated = fill(req, zip(ordered[start:], sizes[start:]))
-    return document(digest, len(ordered), out, truncated, req.max_bytes, bool(req.cursor))
+    out, truncated = fill(req, zip(ordered[start:], sizes[start:]), why)
+    return document(digest, len(ordered), out, truncated, req.max_bytes, bool(req.cursor), why)
 
 
 def document(digest: str, matched: int, rows: list[dict], truncated: bool, max_bytes: int = 0,
-             paged: bool = False) -> dict:
+             paged: bool = False, why: list | None = None) -> dict:
     """The §7.11 output document for a page of rows (§7.6 steps 8–9); with ``max_bytes``
     (git-hn), the longest first part of the page that fits (``fit``; ``paged``: the request
-    gave a cursor)."""
+    gave a cursor; ``why``: ``fill``'s, then only ``bytes`` when ``fit`` cut the page)."""
     if max_bytes:
-        return fit(document(digest, matched, rows, truncated), max_bytes, paged=paged)
+        doc = fit(document(digest, matched, rows, truncated), max_bytes, paged=paged)
+        if why is not None and doc["returned"] < len(rows):
+            why[:] = ["bytes"]
+        return doc
     doc = {"version": 0, "warning": WARNING, "queryDigest": digest, "matched": matched,
            "returned": len(rows), "truncated": truncated}
     if truncated and rows:

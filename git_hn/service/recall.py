@@ -49,18 +49,22 @@ def recall(repo: Repo, req: core.RecallRequest, *, from_input: bool = False) -> 
     return recall_counted(repo, req, from_input=from_input)[0]
 
 
-def recall_counted(repo: Repo, req: core.RecallRequest, *,
-                   from_input: bool = False) -> tuple[dict, dict[str, int]]:
+def recall_counted(repo: Repo, req: core.RecallRequest, *, from_input: bool = False,
+                   stopped: list | None = None) -> tuple[dict, dict[str, int]]:
     """``recall``, and how many memories the default trust filter hid, by trust class (the
-    CLI's hint, issue 13): those the same request with ``--include-untrusted`` adds."""
+    CLI's hint, issue 13): those the same request with ``--include-untrusted`` adds. ``stopped``
+    gets the bounds a truncated page stopped at (``core.fill``'s ``why``)."""
     from ..store import stateview
 
     req, at, terms = _prepare(repo, req, from_input)
     listing = streams.list_sources(repo)
     made: dict = {}
-    return _explained(repo, req, made, lambda: stateview.serve(
+    answer = _explained(repo, req, made, lambda: stateview.serve(
         repo, lambda view: _recall_view(repo, view, req, at, terms, made),
         lambda: _recall_full(repo, req, at, terms, listing, made), listing))
+    if stopped is not None:
+        stopped.extend(made.get("stopped") or ())
+    return answer
 
 
 def _explained(repo: Repo, req: core.RecallRequest, made: dict, answer):
@@ -188,7 +192,8 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms, made
     if away:
         _name_away(repo, view, where, args, set(away), hidden)
     if req.rank:  # git-hn: the relevance order (core.search)
-        return _ranked_view(view, req, ctx, resolver, where, args, keep, terms, digest, matched), hidden
+        why = made["stopped"] = []  # (the bounds the page stopped at: the terminal's line, f162)
+        return _ranked_view(view, req, ctx, resolver, where, args, keep, terms, digest, matched, why), hidden
     if biggest > req.max_content_bytes:  # the first such row in order names the error (§7.6)
         first = select.ordered(view, where + ["r.size > ?"], args + [req.max_content_bytes], keep,
                                "r.id", limit=1)[0]
@@ -202,14 +207,15 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms, made
         if row is None:
             raise core.cursor_gone()
         after = tuple(row)
-    page, more = core.fill(req, select.ordered(view, where, args, keep, after=after) if matched else ())
+    why = made["stopped"] = []  # (the bounds the page stopped at: the terminal's line, f162)
+    page, more = core.fill(req, select.ordered(view, where, args, keep, after=after) if matched else (), why)
     proj, _mems = view.project(page, ctx, resolver)
     out = [row_index_json(proj.rows[i]) for i in page]
     if not all(core.matches(r, req, terms) for r in out):
         from ..store.stateview import Corrupt
 
         raise Corrupt("a row's columns disagree with its projection")
-    return core.document(digest, matched, out, more, req.max_bytes, bool(req.cursor)), hidden
+    return core.document(digest, matched, out, more, req.max_bytes, bool(req.cursor), why), hidden
 
 
 NAMED_AUTHORS = 2  # the trust hint names this many hidden authors at most (one line, bounded)
@@ -326,7 +332,7 @@ def away_sql(view, where: list[str], args: list, keys: set) -> tuple[str, list]:
 
 
 def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep, query, digest: str,
-                 matched: int) -> dict:
+                 matched: int, why: list) -> dict:
     """§7.6 steps 5–9 in relevance order (git-hn, ``core.search``): every kept row is scored
     from the state's token sequences and corpus statistics, then paged as in ``core.page``. Each
     served row must match the query when read from Git, with the token count and leaf
@@ -347,7 +353,7 @@ def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep
         start = next((i + 1 for i, item in enumerate(ranked) if item[0] == last), None)
         if start is None:
             raise core.cursor_gone()
-    page, more = core.fill(req, ((item, item[1]) for item in ranked[start:]))
+    page, more = core.fill(req, ((item, item[1]) for item in ranked[start:]), why)
     proj, _mems = view.project([item[0] for item in page], ctx, resolver)
     leaves, out = query.leaves(), []
     for rid, _size, length, freqs, _score in page:
@@ -357,7 +363,7 @@ def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep
                 or search.frequencies(leaves, wrapped) != tuple(freqs):
             raise Corrupt("a row's columns disagree with its projection")
         out.append(row)
-    return core.document(digest, matched, out, more, req.max_bytes, bool(req.cursor))
+    return core.document(digest, matched, out, more, req.max_bytes, bool(req.cursor), why)
 
 
 def _where(view, req: core.RecallRequest, terms, grouping: bool, kind_index: bool = True) -> tuple[list[str], list]:
@@ -439,7 +445,10 @@ def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=No
     if made is not None:
         made.update(listing=listing, fingerprint=fingerprint, policy=policy.digest)
     scores = core.relevance(kept, [core.row_sequence(r) for r in rows], terms) if req.rank else None
-    return core.page(req, kept, core.query_digest(req, fingerprint, policy.digest), scores), hidden
+    why = None
+    if made is not None:
+        why = made["stopped"] = []  # (a state served before, then given up, left its own)
+    return core.page(req, kept, core.query_digest(req, fingerprint, policy.digest), scores, why), hidden
 
 
 def _prepare(repo: Repo, req: core.RecallRequest, from_input: bool):

@@ -128,6 +128,49 @@ def test_recall_on_a_terminal_explains_the_next_page(world):
     assert "Next cursor" not in text and "--max-records" in text and "nextCursor" in text
 
 
+@pytest.fixture(scope="module")
+def paged(tmp_path_factory):
+    """Three memories of 101 content bytes each (f162: which bound a page stopped at)."""
+    repo = make_repo(tmp_path_factory.mktemp("paged") / "repo")
+    assert hn(repo, "init", "--name", "Pager").code == 0
+    for i in range(3):
+        record_id(repo, content=f"note {i} " + "a" * 94)
+    return repo
+
+
+NEXT_PAGE = ", or page with the cursor that --json (nextCursor) or piped output prints"
+
+
+@pytest.mark.parametrize("bounds,named", [
+    (("--max-records", "1"), "--max-records"),  # (a newcomer trial: 20 records said "or --max-content-bytes")
+    (("--max-content-bytes", "150"), "--max-content-bytes"),
+    (("--max-records", "1", "--max-content-bytes", "150"), "--max-records and --max-content-bytes"),
+    (("-n", "2", "--max-content-bytes", "250"), "--max-records and --max-content-bytes"),
+    (("--rank", "relevance", "--query", "note", "--max-content-bytes", "150"), "--max-content-bytes"),
+    (("--rank", "relevance", "--query", "note", "--max-records", "1"), "--max-records"),
+])
+def test_recall_on_a_terminal_names_only_the_bound_the_page_stopped_at(paged, bounds, named):
+    out = _pty(paged, 200, "memory", "recall", "--include-untrusted", *bounds)
+    lines = _screen(out, 200)
+    assert lines[-1] == f"More memories match: raise {named}{NEXT_PAGE}", lines
+    # the document is the contract's, whatever the terminal says
+    doc = hn(paged, "memory", "recall", "--include-untrusted", "--json", *bounds).json()
+    assert doc["truncated"] and "nextCursor" in doc
+
+
+def test_recall_on_a_terminal_names_max_bytes_when_the_whole_answer_stopped_the_page(paged):
+    one = hn(paged, "memory", "recall", "--include-untrusted", "--json", "--max-records", "1")
+    bound = str(len(one.out_bytes))  # (the one-row answer fits exactly; two do not)
+    lines = _screen(_pty(paged, 200, "memory", "recall", "--include-untrusted", "--max-bytes", bound), 200)
+    assert "3 memories matched, 1 shown" in lines
+    assert lines[-1] == f"More memories match: raise --max-bytes{NEXT_PAGE}", lines
+
+
+def test_recall_on_a_terminal_that_shows_everything_has_no_next_page_line(paged):
+    lines = _screen(_pty(paged, 200, "memory", "recall", "--include-untrusted"), 200)
+    assert "3 memories matched" in lines and not any("More memories match" in x for x in lines)
+
+
 @pytest.mark.parametrize("env,args", [({"NO_COLOR": "1"}, ()), ({"TERM": "dumb"}, ()), ({}, ("--no-color",))])
 def test_no_colour_keeps_the_readable_layout(world, env, args):
     repo, ids = world
