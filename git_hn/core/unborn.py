@@ -11,13 +11,11 @@ what Git said (``store.repo.Repo.unborn_advice`` asks) and returns words.
 
 Trusts nothing about the names: a remote chooses its branches' names, and one that is a shell
 expansion (``$(…)``, backquotes: ref names may hold them) must not reach a command the user is
-told to paste. Only names of ``SAFE`` characters are named; otherwise the advice says where to
-look (``git branch -a``).
+told to paste, nor a direction control the line it is shown in. Only names of ``SAFE``
+characters are named; otherwise the advice says where to look (``git branch -a``).
 """
 
 from __future__ import annotations
-
-from .gostr import quoted
 
 NEW = ("HEAD has no commit yet", "make a first commit (git commit)")
 
@@ -54,7 +52,9 @@ def advice(head_ref: str, refs: list[tuple[str, str]], remotes: frozenset[str], 
         else:
             tracking.setdefault(name, []).append(remote)
     branch = head_ref[len("refs/heads/"):] if head_ref.startswith("refs/heads/") else ""
-    where = f"HEAD's branch {quoted(branch)}" if branch else "HEAD"
+    # (the name a clone's HEAD got is the remote's choice too: shown only when plain, else not at
+    # all, so no direction control or lookalike reaches the line)
+    where = f"HEAD's branch {branch}" if _safe(branch) else "HEAD's branch" if branch else "HEAD"
     if not local and not tracking:
         if bare:
             return ("this bare repository has no commit yet",

@@ -101,3 +101,15 @@ def test_a_new_repository_keeps_make_a_first_commit(tmp_path):
     for repo in (tmp_path / "clone", tmp_path / "new"):
         assert hn(repo, "memory", "recall").err == NOT_A_COMMIT + (
             "HEAD has no commit yet: make a first commit (git commit)\n")
+
+
+def test_a_direction_control_in_the_branch_head_names_is_not_shown(tmp_path):
+    """Trojan Source through advice: the remote's HEAD names a missing branch whose name holds
+    U+202E, which the clone's HEAD takes; the line says "HEAD's branch" without it."""
+    remote, _clone = _remote_says_master(tmp_path, "main")
+    git(remote, "symbolic-ref", "HEAD", "refs/heads/x\u202eniam")
+    clone = tmp_path / "second"
+    git(tmp_path, "clone", "-q", str(remote), str(clone))
+    assert git(clone, "symbolic-ref", "HEAD") == "refs/heads/x\u202eniam"
+    assert hn(clone, "memory", "recall").err == NOT_A_COMMIT + (
+        "HEAD's branch has no commit yet, but origin/main has: check it out (git checkout main)\n")
