@@ -29,7 +29,7 @@ command line (``/proc/<parent>/cmdline``, one ``tr``: ``git [options] push``, ``
 there is no ``/proc``, ``ps -ww -o args= -p <parent>``) and starts nothing either; where neither
 can say, git-hn runs as for a fetch.
 When git-hn's last import from that remote found every selected stream up to date (or promoted every stream it fetched whole, at the tips the advertisement named), it left a *quiet record* for it (``hn/replication/quiet/<that name>``: the remote,
-its selection file, its URL, the object ID of ``quiet_input``'s bytes and the import's
+its selection file, its URL, the object ID of ``store.replication.quiet_input``'s bytes and the import's
 advertisement bound, ``hn.syncStallTimeout`` in whole seconds; one per remote, so fetching two
 remotes in turn keeps both quiet). The wrapper then asks Git what git-hn would ask (the URL, the
 advertisement, the accepted-ref listing) and hashes the answers with the selection file in one
@@ -520,18 +520,5 @@ find_git_hn || exit 0
 hook_input | HN_HOOK_ACTIVE=1 "$hn" hooks run post-rewrite "$@" || :
 exit 0
 """
-
-QUIET_MAGIC = "hn-quiet/0"
-
-
-def quiet_input(url: str, advertisement: bytes, listing: bytes, selection: bytes) -> bytes:
-    """The bytes the ``reference-transaction`` wrapper hashes with ``git hash-object --stdin`` to
-    tell whether a remote is as git-hn's import last found it: the URL, the advertisement's
-    output (``transport.advertisement``), the accepted-ref listing's output
-    (``advertise.accepted_heads``), each of the two followed by its exit status (0 here), and the
-    selection file. A NUL ends each part but the last; no URL, ref name or Git listing holds one."""
-    return b"".join((url.encode("utf-8", "surrogateescape"), b"\0", advertisement, b"\0" b"0" b"\0",
-                     listing, b"\0" b"0" b"\0", selection))
-
 
 TEMPLATES = {"pre-push": PRE_PUSH, "reference-transaction": REFERENCE_TRANSACTION, "post-rewrite": POST_REWRITE}

@@ -238,10 +238,26 @@ def mark_served(repo: Repo, remote: str) -> None:
         pass
 
 
+# the quiet record's first line, which the ``reference-transaction`` wrapper's shell compares as
+# text (``hookscripts``: ``[ "$magic" = hn-quiet/0 ]``); here, with the writer, so that a sync
+# that leaves the record loads no wrapper text
+QUIET_MAGIC = "hn-quiet/0"
+
+
+def quiet_input(url: str, advertisement: bytes, listing: bytes, selection: bytes) -> bytes:
+    """The bytes the ``reference-transaction`` wrapper (``hookscripts``) hashes with ``git
+    hash-object --stdin`` to tell whether a remote is as git-hn's import last found it: the URL,
+    the advertisement's output (``transport.advertisement``), the accepted-ref listing's output
+    (``advertise.accepted_heads``), each of the two followed by its exit status (0 here), and the
+    selection file. A NUL ends each part but the last; no URL, ref name or Git listing holds one."""
+    return b"".join((url.encode("utf-8", "surrogateescape"), b"\0", advertisement, b"\0" b"0" b"\0",
+                     listing, b"\0" b"0" b"\0", selection))
+
+
 def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,
                 selection: bytes, bound: float) -> None:
     """Record that an import from ``remote`` at ``url`` found every selected stream up to date,
-    given exactly these answers and selection bytes (``hookscripts.quiet_input``): the
+    given exactly these answers and selection bytes (``quiet_input``): the
     ``reference-transaction`` wrapper starts no git-hn while Git gives it the same ones. A
     derived file (not fsynced; losing it costs one hook run of git-hn). The import that writes
     it dropped the record first (``forget_quiet``), an earlier version's single one too.
@@ -250,8 +266,6 @@ def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing
     import math
 
     from ..core.hashing import object_id
-    from ..hookscripts import QUIET_MAGIC, quiet_input
-
     oid = object_id("blob", quiet_input(url, advertisement, listing, selection), repo.object_format).hex()
     text = f"{QUIET_MAGIC}\n{remote}\n{selmod.file_name(remote)}\n{url}\n{oid}\n{max(1, math.ceil(bound))}\n"
     private.write_private(repo.hn_dir, quiet_path(repo, remote), text.encode("utf-8", "surrogateescape"),

@@ -199,6 +199,9 @@ SPLIT_OFF = ("git_hn.store.receipt_files", "git_hn.store.rebase", "git_hn.servic
              "git_hn.store.bulk_objects", "git_hn.core.mistyped")
 # (f157) a new state put in place, or one taken away: only where there is none to read or update
 STATE_REPLACED = "git_hn.store.state_replace"
+# the hook wrappers' text: a hook run checks its wrapper against it; a sync that leaves a quiet
+# record writes it with ``store.replication.quiet_input``, beside the writer, and loads neither
+WRAPPER_TEXT = ("git_hn.hookscripts", "git_hn.hookprelude")
 
 
 def test_the_rooms_split_off_the_largest_modules_stay_unloaded_on_the_hot_paths(tmp_path):
@@ -211,7 +214,9 @@ def test_the_rooms_split_off_the_largest_modules_stay_unloaded_on_the_hot_paths(
     fork weighed for ``--rebase``, presence by listing a whole store, a mistyped word's suggestion;
     and, once the state exists (bob's first sync builds it), putting a new state in place
     (``store.state_replace``), which a sync that imports again, the commands after it and a pre-push
-    hook with nothing to publish never load."""
+    hook with nothing to publish never load. Nor the hook wrappers' text (``hookscripts``,
+    ``hookprelude``), which only a hook run needs: the syncs here leave quiet records, whose
+    bytes ``store.replication.quiet_input`` lays out beside their writer."""
     from git_hn.hookpaths import wrapper_mark
     from git_hn.hookscripts import TEMPLATES
     from helpers import git, record_id, shared_remote
@@ -245,3 +250,4 @@ def test_the_rooms_split_off_the_largest_modules_stay_unloaded_on_the_hot_paths(
         assert "git_hn.store.process" in modules, name  # the probe saw the command run
         assert set(SPLIT_OFF).isdisjoint(modules), (name, sorted(set(SPLIT_OFF) & modules))
         assert name == "sync (imports)" or STATE_REPLACED not in modules, name
+        assert name == "pre-push" or set(WRAPPER_TEXT).isdisjoint(modules), (name, sorted(set(WRAPPER_TEXT) & modules))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from git_hn.hookscripts import QUIET_MAGIC, quiet_input
+from git_hn.store.replication import QUIET_MAGIC, quiet_input
 from helpers import git, hn, make_repo, wait_publication
 
 
@@ -123,7 +123,7 @@ def test_a_fetch_that_changes_nothing_git_hn_reads_starts_no_git_hn(team):
 
 def _answers_id(team) -> str:
     """The object ID of what git-hn's import of ``origin`` reads now, computed here independently
-    of git-hn (``hookscripts.quiet_input``'s layout)."""
+    of git-hn (``store.replication.quiet_input``'s layout)."""
     adv = subprocess.run(["git", "ls-remote", "--refs", "--", str(team.remote), "refs/hn/*"], cwd=team.b,
                          capture_output=True, check=True).stdout
     listing = subprocess.run(["git", "for-each-ref", "--format=%(objectname) %(refname)",
