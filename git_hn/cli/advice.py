@@ -118,6 +118,20 @@ def waits(repo, result) -> None:
         warn(risk)
 
 
+def imported_not_merged(repo, result) -> None:
+    """After a sync that imported memories: how many of them recall at HEAD leaves out because
+    their anchor commit is not merged here, and the recall that lists them
+    (``replication.not_merged``; a newcomer trial took their absence for a failed sync); with
+    ``--json`` too, shorter within ten minutes of saying it (the fetch hook then says nothing)."""
+    if not result.imported:
+        return
+    from ..service.replication.not_merged import hint
+
+    found = hint(repo, result)
+    if found:
+        said_lately(repo, found[0], [found[1]])
+
+
 def said_lately(repo, text: str, again: list) -> None:
     """A hint, ``text``; when this clone said the same text in full within the last ten minutes
     (``store.hints_said``), its shorter form (``again``: what is still so, and the way out) and
@@ -192,6 +206,22 @@ def elsewhere_hint(repo, hidden) -> bool:
     if text:
         render.hint(text)
     return bool(text)
+
+
+def unmerged_hint(repo, hidden) -> None:
+    """After a recall that found memories (the human forms, not ``--json``): how many more that
+    match it left out only because their anchor commit, which a ref here holds, is not in the
+    query commit's history (``recall.Hidden.unmerged``; a newcomer trial took their absence after
+    a sync for a failed import), with the recall that lists them; shorter within ten minutes of
+    saying it in full (a team with open branches leaves some out of most recalls). Not in a
+    shallow clone (``elsewhere_hint``)."""
+    anchor, on_anchor, n = getattr(hidden, "unmerged", ("", 0, 0))
+    if not n or os.path.exists(os.path.join(repo.common_dir, "shallow")):
+        return
+    from ..core.not_merged import left_out
+
+    text, again = left_out(n, anchor, on_anchor)
+    said_lately(repo, text, [again])
 
 
 def not_imported(repo) -> None:

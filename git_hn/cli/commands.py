@@ -516,6 +516,7 @@ def sync_command(args: list[str]) -> int:
     message = result.exit_message(human=True)
     if message:
         raise HnError(message + result.failure_pointer(as_json))
+    advice.imported_not_merged(repo, result)
     if result.compatibility and result.imported and not as_json:
         # (hooks install and an empty recall say a fetch imports nothing without a selection: a
         # newcomer whose sync then imported everything was told two things); shorter for ten

@@ -81,6 +81,8 @@ def recall_command(values: dict) -> int:
     said = advice.path_hint(repo, doc["matched"], req.path, hidden, req.at_commit, asked) \
         or (not any(hidden.values()) and advice.shallow_hint(repo, doc))
     said = advice.elsewhere_hint(repo, hidden) if not said else said  # (also when others matched)
+    if not values.get("json"):  # (f163: others matched; those of work not merged here, counted)
+        advice.unmerged_hint(repo, hidden)
     empty = not said and not doc["matched"] and not any(hidden.values()) and not values.get("json")
     if not (empty and empty_hint(repo)):  # (the empty answer's hint says it in its own words: once)
         advice.no_selection(repo, saved_any=True)  # (the brief's header line: an answer without the team's memory)

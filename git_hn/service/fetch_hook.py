@@ -2,7 +2,8 @@
 committed transaction moved a remote's remote-tracking refs, standing in for the post-fetch hook
 Git does not have (and after one that moved an own memory ref back: ``lost_streams``). It imports the remote's selected streams (or, when the wrapper found the
 remote quiet, only checks what a force-push took off the tracking refs), says in one line why an
-import failed, and leaves the per-fetch stamp (and the list of this clone's published anchors)
+import failed (or, once in ten minutes, that one accepted memories anchored on commits not merged
+here: ``replication.not_merged``), and leaves the per-fetch stamp (and the list of this clone's published anchors)
 that the wrapper reads so that git-hn runs at most once per fetch. Never fails the user's Git
 command. Trusts: Git's hook input, as Git gives it; the verified state for what this clone
 published.
@@ -78,6 +79,8 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             for line in result.reminders:  # (a teammate's force-push took an anchor of ours off it)
                 sys.stderr.write(f"git-hn: {line}\n")
             reminded = bool(result.reminders)
+            if not failed and result.imported:
+                _not_merged(repo, result)
         except ConflictError as exc:  # another sync with that remote is running, or with another accepting
             sys.stderr.write(f"git-hn: {exc.message}\n")
             if fetch is not None:  # (said once: this fetch's later ref transactions do not import again)
@@ -93,6 +96,25 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
         if fetch is not None:  # (the wrapper starts no git-hn for this fetch's later refs: finding 1)
             _note_imported(repo, remote, fetch, said=reminded)
     return 0
+
+
+def _not_merged(repo: Repo, result) -> None:
+    """After an import that accepted memories: the hint that some are anchored on commits not
+    merged here (``replication.not_merged``; a newcomer trial took their absence from recall for a
+    failed import), said once in ten minutes per remote and ref (``store.hints_said``, the memo
+    ``git hn sync`` shares): a fetch after fetch brought the same line each time. Best effort."""
+    import time
+
+    from ..store import hints_said
+    from .replication.not_merged import hint
+
+    found = hint(repo, result)
+    if found is None:
+        return
+    key, now = found[1][2], time.time()
+    if hints_said.said_at(repo, key, now) is None:
+        sys.stderr.write(f"git-hn: hint: {found[0]}\n")
+        hints_said.remember(repo, key, now)
 
 
 def _unanswered(repo: Repo, remote: str, fetch: str | None) -> bool:

@@ -1,0 +1,109 @@
+"""After an import (``git hn sync``, the fetch hook): of the memories it accepted, those that
+recall at HEAD leaves out because their anchor commit is not in HEAD's history (f163, a newcomer
+trial: Bob's memory on his new commit was imported, then missing from every recall on Alice's
+unmerged HEAD without a word, while ``memory log`` listed it; she concluded the sync had failed).
+
+For a hint only: never an applicability decision, which the projection makes from raw parent
+headers. Asked only when the import accepted memories, so a sync or fetch that brought nothing
+runs nothing of it. Reads the verified state's rows as last verified (the import's promotion
+wrote them) for the commits the import walked, one query per 900 of them; asks Git once which of
+their anchors HEAD's history holds (one ``rev-list``) and, when some are outside it, once which
+remote-tracking ref of the remote holds them (one ``name-rev``). Best effort: nothing when the
+state or Git cannot answer, in a shallow clone (its history may be what is missing), or with
+HEAD unborn. Trusts the state and Git's answers; the active identity's own memories coming back
+are not counted (its author knows where they are).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...errors import HnError
+from ...store.repo import Repo
+
+# a memory imported, counted when it is active and applies to the anchor's descendants: one
+# ``--applies exact`` or ``subject`` is left out of recall at HEAD for another reason
+_ROWS = ('SELECT DISTINCT r.id, a.anchor FROM chain c JOIN rows r ON r.id = c.id JOIN akeys a ON a.akey = r.akey '
+         'WHERE c."commit" IN ({}) AND a.mode = \'descendants\' AND r.lifecycle = \'active\' AND r.actor != ?')
+
+
+def hint(repo: Repo, result) -> tuple[str, tuple] | None:
+    """``core.not_merged.imported``'s (hint, shorter form) for ``result`` (a ``SyncResult``), or
+    None when every memory it accepted that way is in HEAD's history (or nothing says)."""
+    if not result.imported:
+        return None
+    try:
+        found = _outside(repo, result)
+    except HnError:
+        return None
+    if found is None:
+        return None
+    n, anchors = found
+    from ...core.not_merged import imported
+
+    ref, held = _holding(repo, result.remote, anchors)
+    anchor = min(anchors, key=lambda a: (-anchors[a], a))
+    return imported(n, result.imported, ref, held, anchor, result.remote)
+
+
+def _outside(repo: Repo, result) -> tuple[int, dict[str, int]] | None:
+    """(how many of the accepted memories are outside HEAD's history, anchor -> how many of those
+    are anchored on it), or None when none is."""
+    head = repo.head_commit()
+    if not head or os.path.exists(os.path.join(repo.common_dir, "shallow")):
+        return None
+    walked = sorted({c for o in result.outcomes if (o.status == "promoted" or o.prefix) and o.walked
+                     for c, _tree in o.walked})
+    if not walked:
+        return None
+    from ...store import stateview
+    from ...store.identity import active_actor
+    from ...store.state import chunks, marks
+
+    me = active_actor(repo) or ""
+    rows: dict[str, str] = {}
+    with stateview.last_verified(repo) as view:
+        if view is None:
+            return None
+        for part in chunks(walked):
+            rows.update(view.conn.execute(_ROWS.format(marks(len(part))), [*part, me]))
+    if not rows:
+        return None
+    outside = _not_in_head(repo, set(rows.values()), head)
+    anchors: dict[str, int] = {}
+    for anchor in rows.values():
+        if anchor in outside:
+            anchors[anchor] = anchors.get(anchor, 0) + 1
+    return (sum(anchors.values()), anchors) if anchors else None
+
+
+def _not_in_head(repo: Repo, anchors: set[str], head: str) -> set[str]:
+    """Of ``anchors``, those HEAD's history does not contain: one ``rev-list`` of what they reach
+    and HEAD does not (none when Git cannot answer, as for an anchor commit not here)."""
+    walk = repo.git.run(["rev-list", "--stdin"],
+                        input="".join(f"{a}\n" for a in sorted(anchors)).encode() + f"^{head}\n".encode())
+    if walk.returncode != 0:
+        return set()
+    return anchors & set(walk.stdout.decode("ascii", "replace").split())
+
+
+def _holding(repo: Repo, remote: str, anchors: dict[str, int]) -> tuple[str, int]:
+    """(the short name of a remote-tracking ref of ``remote`` holding the most of the memories,
+    anchor -> count, and how many it holds), one ``name-rev``; ("", 0) when none holds one.
+    Neither ``<remote>/HEAD`` (a symbolic copy) nor git-hn's keep branches (``<remote>/hn-anchor/*``:
+    they keep a commit on the remote, no open work) are named."""
+    from .atrisk import KEEP_PREFIX
+
+    keep = KEEP_PREFIX[len("refs/heads/"):]
+    proc = repo.git.run(["name-rev", f"--refs=refs/remotes/{remote}/*", f"--exclude=refs/remotes/{remote}/HEAD",
+                         f"--exclude=refs/remotes/{remote}/{keep}*", *sorted(anchors)])
+    held: dict[str, int] = {}
+    for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else ():
+        commit, _sp, name = line.partition(" ")
+        ref = name.split("~", 1)[0].split("^", 1)[0]  # (neither is allowed in a ref name)
+        if commit in anchors and ref.startswith(f"remotes/{remote}/"):
+            held[ref[len("remotes/"):]] = held.get(ref[len("remotes/"):], 0) + anchors[commit]
+    if not held:
+        return "", 0
+    ref = min(held, key=lambda r: (-held[r], r))
+    return ref, held[ref]

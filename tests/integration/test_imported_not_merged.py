@@ -1,0 +1,155 @@
+"""Memory imported on commits not merged here is not silent (f163, a newcomer trial): Bob commits,
+records a memory anchored on his new commit and pushes; Alice's ``git fetch`` (hooks installed)
+or ``git hn sync`` imported it, then every recall on her unmerged HEAD left it out without a word
+while ``memory log`` listed it, and she concluded the sync had failed. The import now says how
+many of the memories it accepted are anchored on commits not merged here, naming a
+remote-tracking branch that holds them (once in ten minutes from the fetch hook: the memo ``git
+hn sync`` shares, which says the shorter form), and a recall that found others says how many more
+it left out so. Real clones of a real bare remote, real fetches through the installed hooks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from helpers import commit_on, git, hn, shared_remote
+
+HINT = "git-hn: hint: "
+
+
+def _team(tmp_path):
+    """Alice (hooks installed, every stream selected, one memory of her own on main) and Bob, a
+    clone that published nothing yet: (alice, bob)."""
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(alice, "hooks", "install").code == 0
+    assert hn(alice, "replication", "select", "--all").code == 0
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Alice's, on main").code == 0
+    assert hn(alice, "sync").code == 0
+    return alice, bob
+
+
+def _bob_records(bob, content: str, at: str = "HEAD", branch: str = "main", new_file: str = "") -> str:
+    """Bob commits ``new_file`` (when named) on ``branch``, records ``content`` anchored on ``at``,
+    pushes the branch and publishes the memory: the anchor commit."""
+    if new_file:
+        if branch != "main" and git(bob, "branch", "--show-current") != branch:
+            git(bob, "checkout", "-q", "-b", branch)
+        commit_on(bob, None, new_file)
+    anchor = git(bob, "rev-parse", at)
+    paths = ["--path", new_file] if new_file and at == "HEAD" else []
+    assert hn(bob, "memory", "record", "--kind", "observation", "--at", anchor, "--applies", "descendants",
+              *paths, "--content", content).code == 0
+    git(bob, "push", "-q", "origin", branch)
+    assert hn(bob, "sync").code == 0
+    return anchor
+
+
+def _fetch(repo) -> subprocess.CompletedProcess:
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def _hints(err: str) -> list[str]:
+    return [line[len(HINT):] for line in err.splitlines() if line.startswith(HINT) and "not merged here" in line]
+
+
+def test_a_fetch_importing_a_memory_on_an_unmerged_commit_says_so_once_in_the_window(tmp_path):
+    alice, bob = _team(tmp_path)
+    anchor = _bob_records(bob, "Bob's, on his new commit", new_file="new.py")
+    before = git(alice, "rev-parse", "HEAD")
+    fetched = _fetch(alice)
+    assert _hints(fetched.stderr) == [
+        "1 of the imported memories is anchored on a commit not merged here (on origin/main): recall lists it "
+        "once you merge origin/main, or now with git hn memory recall --at origin/main"], fetched.stderr
+    # (a hint only: HEAD stays, the memory is imported, and recall at origin/main lists it)
+    assert git(alice, "rev-parse", "HEAD") == before
+    assert "Bob's, on his new commit" in hn(alice, "memory", "log").out
+    assert "Bob's, on his new commit" in hn(alice, "memory", "recall", "--at", "origin/main",
+                                            "--include-untrusted").out
+    # a second fetch within the window that imports more of the same branch's memory says nothing again
+    _bob_records(bob, "Bob's second", new_file="second.py")
+    again = _fetch(alice)
+    assert "Bob's second" in hn(alice, "memory", "log").out
+    assert _hints(again.stderr) == [], again.stderr
+    # git hn sync, which shares the memo, says the shorter form of it
+    _bob_records(bob, "Bob's third", new_file="third.py")
+    synced = hn(alice, "sync")
+    assert synced.code == 0, synced.err
+    assert _hints(synced.err) == [
+        "the imported memory is anchored on a commit not merged here (git hn memory recall --at origin/main "
+        "lists it; said in full less than a minute ago)"], synced.err
+    # once merged, recall lists them
+    git(alice, "merge", "-q", "--ff-only", "origin/main")
+    here = hn(alice, "memory", "recall", "--include-untrusted").out
+    assert all(c in here for c in ("Bob's, on his new commit", "Bob's second", "Bob's third"))
+    assert anchor in git(alice, "rev-list", "HEAD").split()
+
+
+def test_a_memory_on_a_commit_merged_here_gets_no_hint(tmp_path):
+    """Bob pushes a new commit but anchors his memory on one Alice has: the fetch imports it, and
+    says nothing of merging."""
+    alice, bob = _team(tmp_path)
+    old = git(bob, "rev-parse", "HEAD")
+    assert git(alice, "rev-parse", "HEAD") == old
+    _bob_records(bob, "Bob's, on a commit Alice has", at=old, new_file="new.py")
+    fetched = _fetch(alice)
+    assert "Bob's, on a commit Alice has" in hn(alice, "memory", "log").out
+    assert _hints(fetched.stderr) == [], fetched.stderr
+    recalled = hn(alice, "memory", "recall", "--include-untrusted")
+    assert "Bob's, on a commit Alice has" in recalled.out
+    assert _hints(recalled.err) == [], recalled.err
+
+
+def test_a_sync_names_the_branch_holding_them_shell_quoted_and_its_json_keeps_its_fields(tmp_path):
+    """Two memories on Bob's branch, which he named ``$(touch${IFS}x)``: ``git hn sync`` names
+    ``origin/<it>`` (not main) as one quoted word, so pasting the command runs nothing, and
+    ``--json`` keeps its document (the hint is on stderr); refs and state are the import's."""
+    alice, bob = _team(tmp_path)
+    branch = "$(touch${IFS}x)"
+    _bob_records(bob, "feature one", branch=branch, new_file="f1.py")
+    _bob_records(bob, "feature two", branch=branch, new_file="f2.py")
+    empty = tmp_path / "no-hooks"
+    empty.mkdir()
+    git(alice, "-c", f"core.hooksPath={empty}", "fetch", "-q", "origin")  # (the code only: the sync imports)
+    synced = hn(alice, "sync", "--json")
+    assert synced.code == 0, synced.err
+    doc = json.loads(synced.out)
+    assert set(doc) == {"version", "remote", "outcomes", "verifiedEvents", "promoted", "importedMemories",
+                        "published"} and doc["importedMemories"] == 3  # (Alice's own, back from the remote, too)
+    word = "'origin/$(touch${IFS}x)'"
+    assert _hints(synced.err) == [
+        f"2 of the imported memories are anchored on commits not merged here (on {word}): recall lists them once "
+        f"you merge {word}, or now with git hn memory recall --at {word}"], synced.err
+    listed = subprocess.run(f"git hn memory recall --include-untrusted --at {word}", shell=True, cwd=alice,
+                            capture_output=True, text=True)
+    assert "feature one" in listed.stdout and "feature two" in listed.stdout, listed.stderr
+    assert not (alice / "x").exists()
+
+
+def test_a_recall_that_found_others_counts_those_of_work_not_merged_here(tmp_path):
+    """Item 2: recall found Alice's memory and left Bob's out (its anchor is on origin/main, not
+    merged): the human forms say how many and the recall that lists them (shorter within the
+    window), ``--json`` says nothing new; a recall that found nothing keeps its own hint."""
+    alice, bob = _team(tmp_path)
+    anchor = _bob_records(bob, "Bob's, on his new commit", new_file="new.py")
+    assert hn(alice, "sync").code == 0
+    first = hn(alice, "memory", "recall", "--include-untrusted")
+    assert "Alice's, on main" in first.out and "Bob's" not in first.out
+    c = anchor[:12]
+    assert _hints(first.err) == [
+        f"1 more matching memory was left out, anchored on a commit not merged here ({c}): git hn memory recall "
+        f"--at {c} lists it, and git branch -a --contains {c} names the branch to merge"], first.err
+    second = hn(alice, "memory", "recall", "--include-untrusted")
+    assert _hints(second.err) == [
+        f"1 more matching memory was left out, anchored on a commit not merged here (git hn memory recall --at {c} "
+        "lists it; said in full less than a minute ago)"], second.err
+    as_json = hn(alice, "memory", "recall", "--include-untrusted", "--json")
+    assert as_json.code == 0 and "more matching" not in as_json.err, as_json.err
+    nothing_else = hn(alice, "memory", "recall", "--include-untrusted", "--path", "new.py")
+    assert "more matching" not in nothing_else.err
+    assert "its anchor commit is on origin/main, not merged here: git hn memory recall --at origin/main lists it " \
+           "there" in nothing_else.err, nothing_else.err
+    listed = hn(alice, "memory", "recall", "--at", c, "--include-untrusted")
+    assert "Bob's, on his new commit" in listed.out and _hints(listed.err) == [], listed.err

@@ -1,0 +1,45 @@
+"""The wording of the hints that memory is anchored on commits not merged here
+(``core.not_merged``, f163): every count and place, one line, a teammate's ref name inert."""
+
+from __future__ import annotations
+
+from git_hn.core.not_merged import imported, left_out
+
+C = "ab" * 20
+
+
+def test_the_import_hint_names_the_ref_holding_all_some_or_none_of_them():
+    text, (what, way, key) = imported(2, 2, "origin/main", 2, C, "origin")
+    assert text == ("the 2 imported memories are anchored on commits not merged here (on origin/main): recall lists "
+                    "them once you merge origin/main, or now with git hn memory recall --at origin/main")
+    assert (what, way) == ("the 2 imported memories are anchored on commits not merged here",
+                           "git hn memory recall --at origin/main lists them")
+    assert key == imported(5, 9, "origin/main", 5, "cd" * 20, "origin")[1][2] != \
+        imported(2, 2, "origin/main", 2, C, "upstream")[1][2]  # (per remote and ref, whatever the count)
+    assert imported(3, 4, "origin/f", 2, C, "origin")[0] == (
+        "3 of the imported memories are anchored on commits not merged here (2 of them on origin/f): recall lists "
+        "them once merged, and those now with git hn memory recall --at origin/f")
+    assert imported(1, 1, "", 0, C, "origin")[0] == (
+        f"the imported memory is anchored on a commit not merged here (on commit {C[:12]}): recall lists it once "
+        f"merged, or it now with git hn memory recall --at {C[:12]}")
+    assert imported(2, 3, "", 0, C, "origin")[1][1] == f"git hn memory recall --at {C[:12]} lists what applies there"
+
+
+def test_a_hostile_ref_name_is_one_quoted_word_with_its_invisible_characters_spelled():
+    """*Command injection and a reversed line through a teammate's branch name*: the command to
+    paste names it as one shell word, a U+202E spelled, no newline."""
+    text = imported(1, 1, "origin/$(touch${IFS}x)\u202e\nnext", 1, C, "origin")[0]
+    assert "\u202e" not in text and "\n" not in text
+    assert "--at 'origin/$(touch${IFS}x)\\u{202E} next'" in text or "--at 'origin/$(touch${IFS}x)\\u{202e} next'" \
+        in text, text
+
+
+def test_the_recall_hint_counts_and_names_a_commit():
+    text, (what, way, key) = left_out(1, C, 1)
+    assert text == (f"1 more matching memory was left out, anchored on a commit not merged here ({C[:12]}): git hn "
+                    f"memory recall --at {C[:12]} lists it, and git branch -a --contains {C[:12]} names the branch "
+                    "to merge")
+    assert key == left_out(7, "cd" * 20, 3)[1][2]
+    assert left_out(3, C, 2)[0].startswith(f"3 more matching memories were left out, anchored on commits not merged "
+                                           f"here (such as {C[:12]}, 2 of them): git hn memory recall --at {C[:12]} "
+                                           "lists what applies there")
