@@ -23,7 +23,9 @@ Start here: 'git hn demo' shows the whole flow in a throwaway repository.
 In your project, 'git hn init' creates your signing identity,
 'git hn hooks install' keeps memory in step with push and fetch,
 'git hn replication select --all' chooses your teammates' memory and
-'git hn sync' imports it (so does each git fetch, with the hooks),
+'git hn sync' imports it (so does a git fetch that moves a branch,
+with the hooks and a selection saved; with none saved, sync imports
+every stream and a fetch nothing),
 'git hn policy init' (then commit it) says whose memory to trust, and
 'git hn setup claude' (or codex, cursor, agents-md) lets an agent use it.
 
