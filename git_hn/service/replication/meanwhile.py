@@ -19,7 +19,9 @@ _LATER = ("...core.dependencies", "...core.projection", "...store.resolver", "..
           ".tracked", ".moved", ".push_targets", ".remote_branches", "...core.invisible",
           # and the four a sync-100 still imported after its fetch (f138: ~1.2 ms of its critical
           # path): the promotion's plan, the URL note, the sync's warning of lost streams
-          ".groups", ".renamed", "..lost_streams")
+          ".groups", ".renamed", "..lost_streams",
+          # and the count of what it accepted on commits not merged here (f163)
+          ".not_merged", "...core.not_merged")
 
 
 MANY_STREAMS = 32  # streams fetched: at least that many new commits (signatures checked on threads)
