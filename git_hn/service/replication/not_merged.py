@@ -32,9 +32,11 @@ def hint(repo: Repo, result) -> tuple[str, tuple] | None:
     None when every memory it accepted that way is in HEAD's history (or nothing says)."""
     if not result.imported:
         return None
+    from ...store import statedb
+
     try:
         found = _outside(repo, result)
-    except HnError:
+    except (HnError, OSError, statedb.sqlite3.Error):  # (a hint: a state damaged or busy says nothing)
         return None
     if found is None:
         return None
