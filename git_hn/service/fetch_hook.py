@@ -80,7 +80,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
                 sys.stderr.write(f"git-hn: {line}\n")
             reminded = bool(result.reminders)
             if not failed and result.imported:
-                _not_merged(repo, result)
+                _not_merged(repo, result, fetch)
         except ConflictError as exc:  # another sync with that remote is running, or with another accepting
             sys.stderr.write(f"git-hn: {exc.message}\n")
             if fetch is not None:  # (said once: this fetch's later ref transactions do not import again)
@@ -98,11 +98,17 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
     return 0
 
 
-def _not_merged(repo: Repo, result) -> None:
+def _not_merged(repo: Repo, result, fetch: str | None) -> None:
     """After an import that accepted memories: the hint that some are anchored on commits not
     merged here (``replication.not_merged``; a newcomer trial took their absence from recall for a
     failed import), said once in ten minutes per remote and ref (``store.hints_said``, the memo
-    ``git hn sync`` shares): a fetch after fetch brought the same line each time. Best effort."""
+    ``git hn sync`` shares): a fetch after fetch brought the same line each time. Not in a ``git
+    pull`` (``process_tree.pulls``), which merges right after its fetch: "not merged here" would
+    be stale once it returns. Best effort."""
+    from ..store.process_tree import pulls
+
+    if fetch is not None and pulls(fetch):
+        return
     import time
 
     from ..store import hints_said

@@ -2,7 +2,8 @@
 ``/proc/<pid>/stat`` (``read_stat``), one process named by its ID and its start time
 (``start_time``, ``alive``: a record on disk that outlives its writer), and killing a child process with every process below it
 (``kill_tree``: a git past its time bound, with ssh and its ProxyCommand below it), and the Git
-process a hook runs in (``hook_caller``, ``git_above``).
+process a hook runs in (``hook_caller``, ``git_above``), and whether that is a ``git pull``'s fetch
+(``pulls``).
 
 Owns: which processes belong to a tree being killed, and the order of its signals (asked to end,
 then killed, round by round). Nothing is ever stopped: a process stopped by a git-hn that is
@@ -285,6 +286,21 @@ def hook_caller() -> str | None:
         return f"{git} {read_stat(git)[1][19]}"
     except (OSError, IndexError, ValueError, UnicodeDecodeError):
         return None
+
+
+def pulls(fetch: str) -> bool:
+    """Whether the Git fetch ``fetch`` (``hook_caller``'s "<pid> <start time>") is the one a ``git
+    pull`` runs: pull gives its fetch ``--update-head-ok`` (Git's ``builtin/pull.c``), which a
+    user's fetch hardly ever has; from ``/proc/<pid>/cmdline`` when that process still started
+    then (no process is run). False where ``/proc`` cannot say."""
+    pid, _sp, start = fetch.partition(" ")
+    try:
+        if start_time(int(pid)) != start:
+            return False
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as f:
+            return b"--update-head-ok" in f.read(1 << 16).split(b"\0")
+    except (OSError, ValueError):
+        return False
 
 
 PID_MAX = (1 << 31) - 1  # the largest ``pid_t`` (a C int): what the system calls take

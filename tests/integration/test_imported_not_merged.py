@@ -153,3 +153,17 @@ def test_a_recall_that_found_others_counts_those_of_work_not_merged_here(tmp_pat
            "there" in nothing_else.err, nothing_else.err
     listed = hn(alice, "memory", "recall", "--at", c, "--include-untrusted")
     assert "Bob's, on his new commit" in listed.out and _hints(listed.err) == [], listed.err
+
+
+def test_a_pull_which_merges_right_after_its_fetch_gets_no_hint(tmp_path):
+    """``git pull`` runs its fetch (``--update-head-ok``), whose hook imports Bob's memory before
+    the merge: "not merged here" would be stale once the pull returns, so nothing is said, and
+    recall lists the memory."""
+    alice, bob = _team(tmp_path)
+    _bob_records(bob, "Bob's, pulled", new_file="new.py")
+    pulled = subprocess.run(["git", "pull", "--ff-only", "origin", "main"], cwd=alice, capture_output=True,
+                            text=True)
+    assert pulled.returncode == 0, pulled.stderr
+    assert "Bob's, pulled" in hn(alice, "memory", "log").out  # (the hook imported it)
+    assert _hints(pulled.stderr) == [], pulled.stderr
+    assert "Bob's, pulled" in hn(alice, "memory", "recall", "--include-untrusted").out
