@@ -116,8 +116,10 @@ def test_a_sync_names_the_branch_holding_them_shell_quoted_and_its_json_keeps_it
     synced = hn(alice, "sync", "--json")
     assert synced.code == 0, synced.err
     doc = json.loads(synced.out)
+    # (no field of f163's; f159's importedAlreadyHere counts Alice's own, back from the remote)
     assert set(doc) == {"version", "remote", "outcomes", "verifiedEvents", "promoted", "importedMemories",
-                        "published"} and doc["importedMemories"] == 3  # (Alice's own, back from the remote, too)
+                        "published", "importedAlreadyHere"} and doc["importedMemories"] == 3
+    assert doc["importedAlreadyHere"] == 1
     word = "'origin/$(touch${IFS}x)'"
     assert _hints(synced.err) == [
         f"2 of the imported memories are anchored on commits not merged here (on {word}): recall lists them once "
