@@ -251,8 +251,9 @@ def _page(pager: str, text: str) -> None:
     finally:
         signal.signal(signal.SIGINT, previous)
     if proc.returncode in (126, 127):  # the shell found no such pager, or could not run it: as
-        from ..core.gostr import one_line  # git log does, say so and show the text unpaged
+        from ..core.gostr import echoed  # git log does, say so and show the text unpaged
 
-        sys.stderr.write(f"git-hn: cannot run pager {one_line(pager)}; the log follows without it\n")
+        # (the command is the user's config, spelled once: a direction control in it never raw)
+        render.error(f"cannot run pager {echoed(pager)}; the log follows without it")
         sys.stdout.write(text)
         sys.stdout.flush()

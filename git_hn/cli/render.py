@@ -152,43 +152,28 @@ def lines(items: list[str]) -> None:
 
 
 def error(message: str) -> None:
-    from ..core.gostr import one_line
-    from ..core.invisible import spell_invisible
+    from ..core.invisible import diagnostic
 
-    sys.stderr.write("git-hn: " + _bytes_spelled(spell_invisible(one_line(message), spelled=True)) + "\n")
+    sys.stderr.write("git-hn: " + diagnostic(message) + "\n")
     sys.stderr.flush()
-
-
-def _bytes_spelled(text: str) -> str:
-    """``text`` with each byte that was not UTF-8 (an argv or a path decoded with
-    ``surrogateescape``: a lone surrogate U+DC80-U+DCFF) spelled ``\\xff``, as Git and a shell
-    spell a byte; stderr's own handler wrote ``\\udcff`` (a differential trial)."""
-    if text.isascii():
-        return text
-    import re
-
-    return re.sub("[\udc80-\udcff]", lambda m: "\\x%02x" % (ord(m.group()) - 0xDC00), text)
 
 
 def warnings(texts) -> None:
     """One ``git-hn: warning:`` line on stderr per distinct text (a command that read on past a
     fault; a state answered twice may have noted it twice)."""
-    from ..core.gostr import one_line
-    from ..core.invisible import spell_invisible
+    from ..core.invisible import diagnostic
 
     for text in dict.fromkeys(texts):
-        line = "git-hn: warning: " + _bytes_spelled(spell_invisible(one_line(text), spelled=True))
-        sys.stderr.write(fitted(line) + "\n")
+        sys.stderr.write(fitted("git-hn: warning: " + diagnostic(text)) + "\n")
     sys.stderr.flush()
 
 
 def hint(text: str) -> None:
     """One ``git-hn: hint:`` line on stderr: advice beside a command that succeeded (stdout keeps
     its formats)."""
-    from ..core.gostr import one_line
-    from ..core.invisible import spell_invisible
+    from ..core.invisible import diagnostic
 
-    sys.stderr.write(fitted("git-hn: hint: " + _bytes_spelled(spell_invisible(one_line(text), spelled=True))) + "\n")
+    sys.stderr.write(fitted("git-hn: hint: " + diagnostic(text)) + "\n")
     sys.stderr.flush()
 
 

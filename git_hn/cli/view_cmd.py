@@ -46,5 +46,7 @@ def view(values: dict, positional: list[str]) -> int:
         except webbrowser.Error:
             opened = False
         if not opened:
-            sys.stderr.write(f"git-hn: warning: no browser could be opened; the page is {one_line(path)}\n")
+            from ..core.gostr import echoed
+
+            render.warnings([f"no browser could be opened; the page is {echoed(path)}"])
     return 0

@@ -34,7 +34,7 @@ draw alike; a view that shows both says how each is written (``lookalikes``).
 
 from __future__ import annotations
 
-from .gostr import Lazy, spell_backslash
+from .gostr import Lazy, one_line, spell_backslash
 
 # The class, as a regular-expression character set body (Default_Ignorable_Code_Point without
 # U+200C/U+200D, plus the line and paragraph separators, the bidirectional controls and the
@@ -195,6 +195,23 @@ def spell_invisible(s: str, spaces: bool = True, spelled: bool = False) -> str:
         return "\\u{%x}" % ord(ch)
 
     return (_pattern() if spaces else _prose_pattern()).sub(spell, s)
+
+
+def diagnostic(text: str) -> str:
+    """A ``git-hn:`` line's text as stderr gets it (``cli.render``'s error, warning and hint
+    lines, and the hooks' lines that repeat a value of the user's, such as a remote's name):
+    ``one_line``, its invisible characters spelled, its backslashes kept (``spelled``: the user's
+    values in it were put in through ``gostr.echoed`` or ``quoted``), and each byte that was not
+    UTF-8 (an argv or a path decoded with ``surrogateescape``: a lone surrogate U+DC80-U+DCFF)
+    spelled ``\\xff``, as Git and a shell spell a byte; stderr's own handler wrote ``\\udcff`` (a
+    differential trial). One rule, so that no such line writes a direction control raw (f167: the
+    pager's and the page's lines, and a pre-push's invalid remote name, did)."""
+    text = spell_invisible(one_line(text), spelled=True)
+    if text.isascii():
+        return text
+    import re
+
+    return re.sub("[\udc80-\udcff]", lambda m: "\\x%02x" % (ord(m.group()) - 0xDC00), text)
 
 
 def remove_invisible(s: str) -> str:

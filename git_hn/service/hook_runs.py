@@ -167,11 +167,14 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     if not is_remote_name(remote):
         # CONTRACT §3.2 (an audit: memory was published to a remote named x$(touch${IFS}/tmp/PWNED),
         # and the reminders' commands, meant to be pasted, ran that when they were)
+        # (Git takes any name a config gives a remote, U+202E in it too: spelled as every
+        # ``git-hn:`` line that repeats the user's value is, ``invisible.diagnostic``)
         from ..core.gostr import quoted
+        from ..core.invisible import diagnostic
         from ..core.remotes import REMOTE_NAME_RULE
 
-        sys.stderr.write(f'git-hn: this push publishes no memory and keeps no reminder for it: invalid remote '
-                         f'name "{quoted(remote)}"; {REMOTE_NAME_RULE}\n')
+        sys.stderr.write("git-hn: " + diagnostic(f'this push publishes no memory and keeps no reminder for it: '
+                                                 f'invalid remote name "{quoted(remote)}"; {REMOTE_NAME_RULE}') + "\n")
         return 0
     settings = _push_settings(repo, remote)
     block, off, specs, mirrors = settings.block, settings.off, settings.specs, settings.mirror

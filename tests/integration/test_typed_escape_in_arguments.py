@@ -11,6 +11,9 @@ character is spelled once too (never ``\\u{5c}u{202e}``). Checked through the CL
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from helpers import hn, init_as, make_repo
@@ -75,3 +78,83 @@ def test_a_typed_escape_in_an_identity_name_cannot_pose_as_a_spelled_character(t
         if which == "public":
             assert hn(repo, "identity", "public", "--json").json()["name"] == f"N{value}x"
     assert f"N{SHOWN[TYPED]}x" not in said[REAL] and f"N{SHOWN[REAL]}x\n" not in said[TYPED]
+
+
+# -- f167: the three stderr lines that wrote the user's value raw ---------------------------------
+
+# a real direction control and ESC, and the typed six characters: how each reads on the line (ESC,
+# a Cc rune, is a space on every ``git-hn:`` line: CONTRACT §0.5's ``oneLine``)
+RAW = REAL + "\x1b"
+SPELLED = {RAW: "\\u{202e} ", TYPED: SHOWN[TYPED]}
+
+
+def _said(err: str, start: str) -> str:
+    """The one ``git-hn:`` line of ``err`` that begins with ``start``; no other line of git-hn's
+    repeats the value."""
+    lines = [line for line in err.splitlines() if line.startswith("git-hn:")]
+    said = [line for line in lines if line.startswith(start)]
+    assert len(said) == 1, err
+    return said[0]
+
+
+def _spelled_once(said: dict, line: str) -> None:
+    for value in (RAW, TYPED):
+        assert said[value] == line.format(s=SPELLED[value]), said[value]
+        assert REAL not in said[value] and "\x1b" not in said[value]
+    assert SHOWN[TYPED] not in said[RAW] and SHOWN[REAL] + "u" not in said[TYPED]
+
+
+def test_a_pager_command_from_the_config_is_spelled_on_its_error_line(tmp_path):
+    """``cannot run pager …`` repeated ``GIT_PAGER`` (or ``core.pager``) through ``one_line`` only:
+    a real U+202E reached the terminal raw, and a typed ``\\u{202e}`` read as a real one."""
+    from helpers import on_terminal, record_id
+
+    repo = make_repo(tmp_path / "repo")
+    assert hn(repo, "init", "--name", "A").code == 0
+    record_id(repo, content="paged")
+    said = {}
+    for value in (RAW, TYPED):
+        out, err = on_terminal(repo, [sys.executable, "-m", "git_hn", "memory", "log"], 80,
+                               {"GIT_PAGER": f"no-such-pager{value}"}, ("NO_COLOR", "LESS"), both=True)
+        assert "paged" in out  # (the log follows without the pager)
+        said[value] = _said(err, "git-hn: cannot run pager ")
+    _spelled_once(said, "git-hn: cannot run pager no-such-pager{s}; the log follows without it")
+
+
+def test_the_page_path_is_spelled_on_the_no_browser_warning(repo, tmp_path):
+    """``memory view --open`` with no browser said where the page is through ``one_line`` only."""
+    from helpers import hn_proc
+
+    said = {}
+    for value in (RAW, TYPED):
+        target = tmp_path / f"page{value}.html"
+        r = hn_proc(repo, "memory", "view", "--output", str(target), "--open",
+                    env={"BROWSER": str(tmp_path / "no-such-browser"), "DISPLAY": "", "WAYLAND_DISPLAY": "",
+                         "TERM": ""})
+        assert r.code == 0 and target.is_file(), r.err
+        said[value] = _said(r.err, "git-hn: warning: no browser")
+    _spelled_once(said, f"git-hn: warning: no browser could be opened; the page is {tmp_path}/page{{s}}.html")
+
+
+def test_an_invalid_remote_name_is_spelled_on_the_pre_push_line(tmp_path):
+    """Git takes any name a config gives a remote (``remote.<name>.url``; ``git remote add``
+    refuses them), so the pre-push hook does get a U+202E or an ESC in one: its line that the
+    name is invalid (CONTRACT §3.2) quoted it without spelling its invisible characters."""
+    from helpers import git, shared_remote
+
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    said = {}
+    for n, value in enumerate((RAW, TYPED)):
+        other = tmp_path / f"other{n}.git"
+        git(tmp_path, "init", "-q", "--bare", str(other))
+        name = f"o{value}"
+        git(a, "config", f"remote.{name}.url", str(other))
+        proc = subprocess.run(["git", "push", "-q", name, "main"], cwd=a, capture_output=True)
+        err = proc.stderr.decode("utf-8")
+        assert proc.returncode == 0, err
+        said[value] = _said(err, "git-hn: this push publishes no memory")
+        assert git(other, "for-each-ref", "refs/hn") == ""  # (nothing published there, as before)
+    _spelled_once(said, 'git-hn: this push publishes no memory and keeps no reminder for it: invalid remote name '
+                        '"o{s}"; a remote git-hn replicates with is named by letters, digits and _ (then also . '
+                        'and -; no .., no final ., at most 128): git remote rename OLD NEW')
