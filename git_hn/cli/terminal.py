@@ -151,12 +151,13 @@ def inert(text: str, spaces: bool = True) -> str:
     return logcore.inert(text, spaces)
 
 
-def who(name: str, actor: str, room: int | None = None) -> Text:
-    """``Name (actor12)``; with ``room`` columns, the name gives way, never the actor."""
+def who(name: str, actor: str, room: int | None = None, least: int = 4) -> Text:
+    """``Name (actor12)``; with ``room`` columns, the name gives way, never the actor (down to
+    ``least`` columns: below that the actor is cut, unless the caller moves the line, ``beside``)."""
     tail = f" ({short_id(actor)})"
     out = Text(inert(name).strip() or "?", style=NAME, no_wrap=True, overflow="ellipsis")
     if room is not None and out.cell_len + len(tail) > room:
-        out.truncate(max(room - len(tail), 4), overflow="ellipsis")
+        out.truncate(max(room - len(tail), least), overflow="ellipsis")
     out.append(tail, style=LABEL)
     return out
 
@@ -170,6 +171,34 @@ def labelled(label: str, value, style: str | None = None, pad: int = 10) -> Text
     else:
         out.append(value, style=style)
     return out
+
+
+def beside(screen: Screen, label: str, value, pad: int, least: int, style: str | None = None) -> None:
+    """``label`` and a value that begins with a short ID (``least``: the columns the ID takes,
+    with the space and the ``…`` of a cut when more follows it, ``kept``): on one line where they
+    fit beside the label, else the label alone and the value under it, two columns in, as
+    ``Screen.whole`` puts a full ID (f158's relations; below 26 columns a ``Stream``, ``Stored``
+    or ``Supersedes`` ID was cut, f167), what follows the ID cut at the width."""
+    if pad + least <= screen.width:
+        screen.line(labelled(label, value, style, pad=pad))
+        return
+    screen.line(Text(label, style=LABEL))
+    screen.line(labelled("", value, style, pad=2))
+
+
+def kept(short: str, more: bool) -> int:
+    """The columns ``beside`` keeps for a short ID: the ID, and a space and ``…`` when a value goes
+    on after it (cut right after the ID, ``a1b2c3d4e5f6…`` would read as a longer, cut ID)."""
+    return cell_len(short) + (2 if more else 0)
+
+
+def led(screen: Screen, label: str, pad: int, first: str) -> Text:
+    """The lead of a ``flow`` that starts with the short ID ``first``: ``label`` padded, or, where
+    the ID does not fit beside it, ``label`` alone on its line and a lead two columns in."""
+    if pad + cell_len(first) <= screen.width:
+        return labelled(label, "", pad=pad)
+    screen.line(Text(label, style=LABEL))
+    return labelled("", "", pad=2)
 
 
 def memory_line(f: logcore.Fields) -> Text:
@@ -355,17 +384,23 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None, reasons:
     operation = "" if env["operation"] == "record" else env["operation"]
     pad = _show_pad(doc)
     # (the classes are never cut: on a narrow terminal they continue on the next line)
+    # (every short ID whole: where one does not fit beside its label, it goes under it, ``beside``)
     flow(screen, [(short_id(doc["memoryId"]), ID), (operation, ""),
                   *(((proj["kind"], KIND), (proj["lifecycle"], LIFECYCLE.get(proj["lifecycle"], "")),
                      (proj["trust"], trust_style(proj["trust"]))) if proj else ())],
-         lead=labelled("Memory", "", pad=pad))
-    screen.line(labelled("Author", who(env["actorName"], env["actor"], screen.width - pad), pad=pad))
+         lead=led(screen, "Memory", pad, short_id(doc["memoryId"])))
+    author = who(env["actorName"], env["actor"], screen.width - pad)
+    if pad + author.cell_len > screen.width:  # (the actor's ID, whole under the label: the name gives way)
+        author = who(env["actorName"], env["actor"], screen.width - 2, least=1)
+    beside(screen, "Author", author, pad, author.cell_len)
     screen.line(labelled("Signed", utc_timestamp(env["timestamp"]), DATE, pad=pad))
-    screen.line(labelled("Stream", f"{short_id(env['stream'])} #{env['sequence']}", pad=pad))
+    stream = short_id(env["stream"])
+    beside(screen, "Stream", f"{stream} #{env['sequence']}", pad, kept(stream, True))
     # (a team trial read "Commit" as the anchor: it is the commit that stores the memory)
-    screen.line(labelled("Stored", short_id(doc["commit"]), pad=pad))
+    beside(screen, "Stored", short_id(doc["commit"]), pad, kept(short_id(doc["commit"]), False))
     if env.get("target") and "targetProjection" not in doc:
-        screen.line(labelled(TARGET_LABEL.get(env["operation"], "Target"), short_id(env["target"]), ID, pad=pad))
+        beside(screen, TARGET_LABEL.get(env["operation"], "Target"), short_id(env["target"]), pad,
+               kept(short_id(env["target"]), False), ID)
     if env.get("reason"):
         screen.line(labelled("Reason", inert(env["reason"]), pad=pad))
     if env.get("evidence"):  # (a retraction's or challenge's own: no class, each item labelled)
@@ -377,7 +412,7 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None, reasons:
         flow(screen, [(short_id(target["id"]), ID), (target["kind"], KIND),
                       (target["lifecycle"], LIFECYCLE.get(target["lifecycle"], "")),
                       (target["trust"], trust_style(target["trust"]))],
-             lead=labelled(TARGET_LABEL.get(env["operation"], "Target"), "", pad=pad))
+             lead=led(screen, TARGET_LABEL.get(env["operation"], "Target"), pad, short_id(target["id"])))
         _content(screen, target["data"]["content"], "Target content (inert)")  # (not this memory's own)
     # the one line to copy, whole (a label column widened by a relation: under its label)
     screen.whole("Full ID", [doc["memoryId"]], pad)
@@ -402,7 +437,8 @@ RELATION_LABEL = (("successors", "Superseded by"), ("retractions", "Retracted by
 
 
 def _projection(screen: Screen, row: dict, pad: int, reasons: dict) -> None:
-    screen.line(labelled("Anchor", f"{row['anchor']['commit'][:12]} ({row['applicability']})", pad=pad))
+    anchor = row["anchor"]["commit"][:12]
+    beside(screen, "Anchor", f"{anchor} ({row['applicability']})", pad, kept(anchor, True))
     screen.line(labelled("Evidence", row["evidence"], pad=pad))
     # its items in the same column, under their class (a newcomer trial read two "Evidence" lines,
     # "resolved" and "memory:sha256:…", as two different things; the page says "Evidence refs")

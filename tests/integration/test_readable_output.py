@@ -743,6 +743,72 @@ def test_show_on_a_narrow_terminal_keeps_a_challengers_short_id_whole(world, col
     assert not any(line.startswith("Challenged by ") and short not in line for line in lines), lines
 
 
+def _sid(value: str) -> str:
+    return value.removeprefix("sha256:")[:12]
+
+
+def _show_ids(doc: dict) -> list[str]:
+    """Every short ID a terminal's ``show`` of ``doc`` (its ``--json``) carries: the memory's, the
+    actor's, its stream's, the commit storing it, its anchor's, its target's and its relations'."""
+    env, proj = doc["envelope"], doc.get("projection") or {}
+    out = [_short(doc["memoryId"]), _sid(env["actor"]), _sid(env["stream"]), doc["commit"][:12]]
+    out += [proj["anchor"]["commit"][:12]] if proj else []
+    out += [_short(env["target"])] if env.get("target") else []
+    return out + [_short(other) for key in ("challengers", "successors", "retractions") for other in proj.get(key, ())]
+
+
+@pytest.mark.parametrize("columns", [20, 25])
+def test_show_on_a_narrow_terminal_keeps_every_short_id_whole(world, columns):
+    """f167: below 26 columns ``show`` still cut the short IDs of its Stream, Stored and target
+    lines (``Stream        a7a72…``) and its Memory line ran past the edge, and below 28 or so the
+    actor's ID on its Author line (``Author   Ali… (2a5a3f9…``): f158's rule for the relation lines,
+    each ID under its label two columns in, now holds for every line of show with an ID. No line is
+    wider than the terminal but the full ID, under its label, left to the terminal to wrap."""
+    repo, ids = world
+    for key in ("hostile", "challenge", "long", "mallory"):
+        doc = hn(repo, "memory", "show", ids[key], "--json").json()
+        lines = SGR.sub("", _pty(repo, columns, "memory", "show", _short(ids[key]))).splitlines()
+        assert [line for line in lines if cell_len(line) > columns] == ["  " + doc["memoryId"]], (key, lines)
+        for short in _show_ids(doc):
+            assert any(short in line for line in lines), (key, short, lines)
+        for label in ("Memory", "Author", "Stream", "Stored") if columns == 20 else ():  # (under it, 2 in)
+            at = lines.index(label)
+            assert lines[at + 1].startswith("  ") and not lines[at + 1].startswith("   "), (key, lines)
+        if columns == 20:
+            assert lines[lines.index("Memory") + 1] == "  " + _short(ids[key]), (key, lines)
+
+
+def test_show_from_26_columns_is_as_before(world):
+    """f167: from 26 columns the lines of a usual memory's ``show`` are as they were (the layout
+    before f167, written out), but an Author line that cut the actor's ID: up to 27 columns its
+    name and ID go under the label, as the narrow lines' do; from 28 the output is unchanged."""
+    repo, ids = world
+    doc = hn(repo, "memory", "show", ids["long"], "--json").json()
+    env, proj = doc["envelope"], doc["projection"]
+    assert (proj["kind"], proj["lifecycle"], len(proj["trust"]) > 3) == ("decision", "active", True)
+    from git_hn.core.grammar import utc_timestamp
+
+    actor, ts = _sid(env["actor"]), utc_timestamp(env["timestamp"])
+    m, stream, commit, anchor = _short(ids["long"]), _sid(env["stream"]), doc["commit"][:12], proj["anchor"]["commit"][:12]
+    rest = [f"Stream   {stream} #{env['sequence']}", f"Stored   {commit}"]
+    for columns in (26, 27, 28, 80):
+        lines = SGR.sub("", _pty(repo, columns, "memory", "show", m)).splitlines()
+        head = lines[lines.index(next(line for line in lines if line.startswith("Memory   "))):]
+        head = head[:head.index(next(line for line in head if line.startswith("Evidence ")))]
+        fit = (lambda line: line if len(line) <= columns else line[:columns - 1] + "\u2026")
+        if columns == 80:
+            old = [f"Memory   {m} decision active {proj['trust']}", f"Author   Alice Example ({actor})",
+                   f"Signed   {ts}", *rest, f"Anchor   {anchor} ({proj['applicability']})"]
+        else:
+            old = [f"Memory   {m}", "         decision active", f"         {proj['trust']}",
+                   f"Author   Ali\u2026 ({actor})", fit(f"Signed   {ts}"), *rest,
+                   fit(f"Anchor   {anchor} ({proj['applicability']})")]
+        if columns < 28:  # (the one line that cut an ID: ``Author   Ali… (2a5a3f9…``)
+            author = old.index(f"Author   Ali\u2026 ({actor})")
+            old[author:author + 1] = ["Author", f"  {'Alice Example'[:columns - 18]}\u2026 ({actor})"]
+        assert head == old, (columns, head)
+
+
 def test_a_cut_log_column_never_ends_inside_a_spelled_escape(tmp_path):
     """f158: a terminal's log cut the summary at the width, which could end in the middle of a
     spelled invisible character (``x\\u{20…``): some other character, or typed text. The cut is
