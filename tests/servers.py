@@ -41,6 +41,8 @@ Fixtures (registered for every test through ``tests/conftest.py``)
     seconds (30), then its connection is closed (a remote that stalls one question only).
     ``.refuse_if = predicate(method, path)``: a request it is true of (a GET of ``info/refs``) is
     answered with the smart protocol's ``ERR access denied`` (a server's own refusal, no 401).
+    ``.ask_if = predicate(method, path)``: a request it is true of is answered 401 unless it
+    carries ``basic``'s credentials (a server that asks for a password for some questions only).
 
 ``endless_pack_server(ref=None, oid=None, *, mode="endless", ...) -> HostilePackServer``
     Factory for the hostile fake; see below. ``.url`` is the URL to fetch from.
@@ -713,8 +715,9 @@ class _CgiHandler(_QuietHandler):
             self._send_simple(200, pkt_line(f"# service={service}\n") + b"0000" + pkt_line("ERR access denied"),
                               f"application/x-{service}-advertisement")
             return
-        if owner.basic and self.headers.get("Authorization") != "Basic " + base64.b64encode(
-                owner.basic.encode()).decode("ascii"):
+        asks = owner.ask_if is not None and owner.ask_if(self.command, self.path)
+        if (owner.basic or asks) and self.headers.get("Authorization") != "Basic " + base64.b64encode(
+                (owner.basic or "").encode()).decode("ascii"):
             entry["status"] = 401
             self._send_simple(401, headers={"WWW-Authenticate": 'Basic realm="git"'})
             return
@@ -801,6 +804,10 @@ class HttpBackendServer(_ThreadedHttp):
         # service refuses a service: "ERR access denied" (Git: "remote error: access denied");
         # set on the started server, for GETs of info/refs
         self.refuse_if: Callable[[str, str], bool] | None = None
+        # a request whose (method, path with query) this is true of must carry ``basic``'s
+        # credentials (any Authorization header fails when ``basic`` is None), else 401: a server
+        # that asks for a password for some questions only; set on the started server
+        self.ask_if: Callable[[str, str], bool] | None = None
         self.cgi: set[subprocess.Popen] = set()
 
     def url_for(self, bare_path) -> str:

@@ -336,7 +336,8 @@ def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bo
     time and stores nothing (a review: the advice looped); also for credentials the remote refused (``CREDENTIALS_REFUSED``,
     HTTP only), and for access an ssh remote refused (``ACCESS_REFUSED``: with no terminal and no
     agent, OpenSSH 9 says only "Permission denied" of a key it could not ask the passphrase of,
-    F67). Both ways when the URL is not known. Only on a failure: at most two Git processes."""
+    F67). Both ways when the URL is not known. Each fits ``WAY_MAX`` whatever the remote's name
+    (``_fitted``; f165). Only on a failure: at most two Git processes."""
     if reason not in (NO_CREDENTIALS, NO_PASSPHRASE, CREDENTIALS_REFUSED, ACCESS_REFUSED):
         return ""
     if not url and git is not None:
@@ -344,20 +345,11 @@ def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bo
     kind = _credential_kind(url) if reason != NO_PASSPHRASE else "ssh"  # (ssh's own prompt)
     if (reason == CREDENTIALS_REFUSED and kind != "http") or (reason == ACCESS_REFUSED and kind != "ssh"):
         return ""  # (git daemon's "access denied" is no credentials' fault)
-    sync = f"git hn sync {remote}"
     if kind == "ssh":
         return ssh_way(remote, refused=reason == ACCESS_REFUSED)
     if kind == "http" and git is not None and _has_helper(git, url):
-        return (f"run git fetch {remote} once at a terminal so your credential helper saves the password (one that "
-                "asks every time cannot answer git-hn: add one that keeps it, git config credential.helper "
-                f"'cache --timeout=3600'), then {sync}")
-    if kind == "http":
-        return ("give Git the credentials without a prompt: set a credential helper (git config --global "
-                f"credential.helper cache) and run git fetch {remote} once at a terminal so it saves the password, "
-                f"then {sync}")
-    return ("give Git the credentials without a prompt: load the ssh key into an agent (ssh-add), or "
-            "for HTTPS set a credential helper (git config --global credential.helper cache), then "
-            f"{sync}")
+        return _fitted(HTTP_HELPER_WAY, remote)
+    return _fitted(HTTP_NO_HELPER_WAY if kind == "http" else EITHER_WAY, remote)
 
 
 def over_git_protocol(url: str) -> bool:
@@ -418,6 +410,22 @@ WAY_MAX = 200  # characters of a way out the sync's stderr line keeps (``outcome
 # beside the way already, by the sync's Replication line and JSON outcome, the fetch hook's line
 # and the publication's)
 SYNC_IT_AGAIN = "git hn sync that remote again"
+FETCH_IT = "a git fetch from that remote"  # (``git fetch <remote>`` past ``WAY_MAX``, as ``SYNC_IT_AGAIN``)
+
+
+# the ways out of an HTTP(S) prompt no Git process of git-hn's can show, without and with a credential
+# helper set, and of one whose URL is not known (ssh's or HTTPS's). Each names the remote once, in
+# its sync (f165: the HTTPS ways named it twice, in a ``git fetch`` too, and were over ``WAY_MAX`` for
+# ``origin``, so the sync's line gave no way out at all): the fetch to run at a terminal is the one
+# from the remote named beside the way, as ``SYNC_IT_AGAIN`` is
+HTTP_NO_HELPER_WAY = ("set a credential helper (git config --global credential.helper cache) and fetch from that remote "
+                      "once at a terminal so it saves the password, then {sync}")
+# (a helper that asks on ``/dev/tty`` every time and stores nothing cannot answer git-hn's Git, which
+# has no terminal: a review found the advice looped; one that keeps the password, beside it, can)
+HTTP_HELPER_WAY = ("fetch from that remote at a terminal so your credential helper saves the password (one that asks "
+                   "each time cannot answer git-hn: git config credential.helper cache), then {sync}")
+EITHER_WAY = ("give Git the credentials without a prompt: load the ssh key into an agent (ssh-add) or set an HTTPS "
+              "credential helper (git config --global credential.helper cache), then {sync}")
 
 
 def _fitted(way: str, remote: str, **words: str) -> str:
@@ -428,18 +436,26 @@ def _fitted(way: str, remote: str, **words: str) -> str:
     return named if len(named) <= WAY_MAX else way.format(sync=SYNC_IT_AGAIN, **words)
 
 
-def ssh_way(remote: str, refused: bool = False, start: str = "give Git the credentials without a prompt") -> str:
+NO_PROMPT = "give Git the credentials without a prompt"  # (``ssh_way``'s start on the sync's line)
+
+
+def ssh_way(remote: str, refused: bool = False, start: str = NO_PROMPT) -> str:
     """The way out for ssh that could not authenticate with no terminal: a key in an agent, and
     on a desktop whose askpass ``remote_env`` turned off (no ``SSH_ASKPASS``, ``DISPLAY`` set) a
     dialog, ``SSH_ASKPASS_REQUIRE=prefer``. Access ``refused`` with an agent's socket set is no
     missing agent (a review: the key was simply not authorised): ssh offered keys the remote did
-    not accept, and the user's own ``git fetch`` shows ssh's reason (git-hn starts nothing more)."""
+    not accept, and the user's own ``git fetch`` shows ssh's reason (git-hn starts nothing more).
+    Within ``WAY_MAX`` whatever the remote's name (f165: the dialog's way was over it for a name of
+    ~30 characters), but with another ``start``: the background publication's, whose line keeps
+    its remote named (it has no such bound)."""
     if refused and os.environ.get("SSH_AUTH_SOCK"):
-        return f"the remote accepted none of the keys ssh offered (your agent's included): git fetch {remote} " \
-               "shows ssh's own reason"
+        way = "the remote accepted none of the keys ssh offered (your agent's included): {fetch} shows ssh's own reason"
+        named = way.format(fetch=f"git fetch {remote}")
+        return named if len(named) <= WAY_MAX else way.format(fetch=FETCH_IT)
     dialog = (", or let ssh ask in a desktop dialog (export SSH_ASKPASS_REQUIRE=prefer)" if os.environ.get("DISPLAY")
               and not os.environ.get("SSH_ASKPASS_REQUIRE") and not os.environ.get("SSH_ASKPASS") else "")
-    return f"{start}: load the ssh key into an agent (ssh-add){dialog}, then git hn sync {remote}"
+    way = f"{start}: load the ssh key into an agent (ssh-add){dialog}, then {{sync}}"
+    return _fitted(way, remote) if start == NO_PROMPT else way.format(sync=f"git hn sync {remote}")
 
 
 def _credential_kind(url: str) -> str:

@@ -619,10 +619,10 @@ def test_a_background_publication_to_https_without_credentials_says_to_store_the
     lines = [s for s in said.splitlines() if "last background publication" in s]
     assert lines == ["git-hn: the last background publication to origin failed (publishing again now): "
                      "replication memory publication "
-                     "failed for remote origin: the remote needs credentials and none were given; give Git the "
-                     "credentials without a prompt: set a credential helper (git config --global credential.helper "
-                     "cache) and run git fetch origin once at a terminal so it saves the password, then git hn sync "
-                     "origin"], said  # (an HTTP URL: no ssh advice, f59)
+                     "failed for remote origin: the remote needs credentials and none were given; set a credential "
+                     "helper (git config --global credential.helper cache) and fetch from that remote once at a "
+                     "terminal so it saves the password, then git hn sync origin"], said  # (an HTTP URL: no ssh
+    # advice, f59)
 
 
 def test_a_stream_the_remote_cannot_serve_is_not_said_unreached(tmp_path, bare_remote):
