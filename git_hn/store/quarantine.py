@@ -370,9 +370,11 @@ class Quarantine:
             return verdict
         if proc.returncode == 0:
             return ""
-        from .transport import known_reason
+        from .transport import NO_GIT_REPOSITORY, UNREADABLE_PATH, known_reason, local_path, unreadable_repository
 
         self.failure = known_reason(bytes(tail))
+        if self.failure == NO_GIT_REPOSITORY and is_local(url) and unreadable_repository(local_path(target)):
+            self.failure = UNREADABLE_PATH  # (a path this user may not read, as the advertisement says: f160, f165)
         return "failed"
 
     measured = 0

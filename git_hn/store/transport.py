@@ -264,7 +264,9 @@ _NOT_REACHED_WORDS = ("host key verification failed", "does not appear to be a g
                       "remote error: no such repository", "access denied or repository not exported",
                       "could not resolve host", "could not resolve hostname", "connection refused",
                       "couldn't connect to server", "timed out", "the requested url returned error: 404")
-NOT_REACHED = frozenset({said for found, said in _UNREACHABLE if found in _NOT_REACHED_WORDS} | {CONNECTION_LOST})
+# (and ``UNREADABLE_PATH``, which replaces "no Git repository" when the path refuses this user: f165)
+NOT_REACHED = frozenset({said for found, said in _UNREACHABLE if found in _NOT_REACHED_WORDS}
+                        | {CONNECTION_LOST, UNREADABLE_PATH})
 
 
 def unreachable_reason(stderr: bytes, shown_by: str) -> str:

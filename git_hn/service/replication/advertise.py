@@ -57,11 +57,9 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
     if proc.returncode != 0:
         from shlex import quote
 
-        from ...store.transport import NO_GIT_REPOSITORY, unreachable_reason, without_terminal
+        from ...store.transport import unreachable_reason, without_terminal
 
-        reason = unreachable_reason(proc.stderr, f"git ls-remote {quote(remote)}")
-        if reason == NO_GIT_REPOSITORY:  # (or one this user may not read: f160)
-            reason = _unreadable_here(repo, url) or reason
+        reason = unreadable_said(repo, unreachable_reason(proc.stderr, f"git ls-remote {quote(remote)}"), url)
         way_out = without_terminal(reason, remote, url, repo.git)
         raise PhaseError(f"{phase('advertisement', remote).message}; {reason}" + (f"; {way_out}" if way_out else ""),
                          unreachable=True)
@@ -75,24 +73,26 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
     return got
 
 
-def _unreadable_here(repo: Repo, url: str) -> str:
-    """``store.transport.UNREADABLE_PATH`` when ``url`` is a local path whose repository this user
-    may not read (``unreadable_repository``; a relative path counts from where Git runs: the top
-    of the working tree, or a bare repository's Git directory), else "". Git says only that it
-    "does not appear to be a git repository", as of a path with none (f160). Only after the
-    advertisement failed, and only for a local URL: a few ``stat`` calls."""
+def unreadable_said(repo: Repo, reason: str, url: str) -> str:
+    """``reason``, or ``store.transport.UNREADABLE_PATH`` when it is ``NO_GIT_REPOSITORY`` and
+    ``url`` is a local path whose repository this user may not read (``unreadable_repository``; a
+    relative path counts from where Git runs: the top of the working tree, or a bare repository's
+    Git directory). Git says only that it "does not appear to be a git repository", as of a path
+    with none (f160). The advertisement's failure, a push URL's listing (``push_targets``) and a
+    push's (``push_said``) ask it (f165), each only after Git said so of a local URL: a few
+    ``stat`` calls."""
     import os
 
-    from ...store.transport import UNREADABLE_PATH, local_path, unreadable_repository
+    from ...store.transport import NO_GIT_REPOSITORY, UNREADABLE_PATH, local_path, unreadable_repository
 
-    path = local_path(url)
+    path = local_path(url) if reason == NO_GIT_REPOSITORY else ""
     if not path:
-        return ""
+        return reason
     if not os.path.isabs(path):
         from ...store.worktree import toplevel
 
         path = os.path.join(toplevel(repo) or repo.git_dir, path)
-    return UNREADABLE_PATH if unreadable_repository(path) else ""
+    return UNREADABLE_PATH if unreadable_repository(path) else reason
 
 
 def unanswered(remote: str, timeout: float) -> PhaseError:

@@ -59,7 +59,7 @@ def not_pushed(repo: Repo, remote: str, returncode: int, stdout: bytes, stderr: 
     for a push of a hook's refusal's form (a hook's refusal the dry run would skip: it would pass).
     ``dest``: the push URL the push went to, when one alone (``push_targets``); a push to a bundle
     file has a hook's refusal's form, and is said to be one (``unpushable``) before any hook is blamed."""
-    from ...store.transport import known_reason, without_terminal
+    from ...store.transport import NO_GIT_REPOSITORY, known_reason, without_terminal
 
     if _hook_form(returncode, stdout, stderr) is not None:
         said = unpushable(repo, remote, dest)
@@ -76,6 +76,12 @@ def not_pushed(repo: Repo, remote: str, returncode: int, stdout: bytes, stderr: 
     if not reason:
         return (f"git {_mirror_off(repo, remote)}push --dry-run --no-verify {quote(remote)} "
                 "'refs/hn/memory/*:refs/hn/memory/*' shows Git's own message")
+    if reason == NO_GIT_REPOSITORY:  # (or one this user may not read: f160, f165)
+        from .advertise import unreadable_said
+        from .given_record import push_urls
+
+        urls = [dest] if dest else push_urls(repo, remote)
+        reason = unreadable_said(repo, reason, urls[0]) if len(urls) == 1 else reason
     way_out = without_terminal(reason, remote, git=repo.git, push=True)
     return f"{reason}; {way_out}" if way_out else reason
 

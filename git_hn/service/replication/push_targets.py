@@ -132,8 +132,9 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
         asked = ask(repo, url, timeout, why, carried, remote, where(remote, index, count))
         if asked is None:
             from ...store.transport import without_terminal
+            from .advertise import unreadable_said
 
-            reason = why[0] if why else "it did not answer git ls-remote"
+            reason = unreadable_said(repo, why[0], url) if why else "it did not answer git ls-remote"
             way = without_terminal(reason, remote, url, repo.git)  # (a review: the credential advice was lost here)
             failures.append(_failed(remote, index, count, f"{reason}; nothing was published there; " +
                                     (way or f"git hn sync {remote} asks it again"), url=url))
