@@ -12,8 +12,21 @@
 #                         pages, completion); with --hooks, first remove the hooks git-hn
 #                         installed in the repository of the current directory
 #
-# Needs Python 3.11+ (python3.11, python3.12, python3.13 or python3 on PATH, or $PYTHON) and
-# Git 2.30+. Network access to the Python package index is needed for the dependencies.
+# Needs Python 3.11+ and Git 2.30+. Network access to the Python package index is needed for the
+# dependencies.
+#
+# The environment variables it reads (give --uninstall the same ones):
+#   PYTHON                  the interpreter that creates the environment, 3.11 or newer (one that
+#                           is missing or older is refused, never passed over); default: the first
+#                           of python3, python3.13, python3.12, python3.11 on PATH that is 3.11+
+#   GIT_HN_HOME             where the environment goes, as $GIT_HN_HOME/venv
+#                           (default ~/.local/share/git-hn)
+#   GIT_HN_BIN              the directory of the git-hn link (default ~/.local/bin)
+#   GIT_HN_MAN              the man pages' directory (default share/man beside $GIT_HN_BIN)
+#   GIT_HN_BASH_COMPLETION  bash completion's directory (default
+#                           ${XDG_DATA_HOME:-~/.local/share}/bash-completion/completions)
+#   GIT_HN_ZSH_COMPLETION   zsh completion's directory (default share/zsh/site-functions beside
+#                           $GIT_HN_BIN)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -25,7 +38,7 @@ for arg in "$@"; do
     --dev) dev=1 ;;
     --uninstall) uninstall=1 ;;
     --hooks) hooks=1 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p;}' "$0"; exit 0 ;;  # (the comment above, whole)
     *) echo "install.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -78,16 +91,33 @@ if [ "$uninstall" = 1 ]; then
   exit 0
 fi
 
+# PYTHON, when given, is the one interpreter used or refused: passed over for python3 without a
+# word, an install meant for python3.12 went into whatever python3 was (a newcomer trial)
 find_python() {
-  local c
-  for c in "${PYTHON:-}" python3 python3.13 python3.12 python3.11; do
-    [ -n "$c" ] || continue
+  local c version
+  if [ -n "${PYTHON:-}" ]; then
+    if ! command -v "$PYTHON" >/dev/null 2>&1; then
+      echo "install.sh: PYTHON=$PYTHON is not a command or an executable file; name Python 3.11 or newer, or unset PYTHON" >&2
+      return 1
+    fi
+    version=$("$PYTHON" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null) || version=
+    case "$version" in
+      '' | *[!0-9.]* | *.*.*.*) echo "install.sh: PYTHON=$PYTHON did not report a Python version; name Python 3.11 or newer, or unset PYTHON" >&2
+        return 1 ;;
+    esac
+    if [ "$(echo "$version" | awk -F. '{print ($1 > 3 || ($1 == 3 && $2 >= 11))}')" != 1 ]; then
+      echo "install.sh: PYTHON=$PYTHON is Python $version; 3.11 or newer is required: name another, or unset PYTHON" >&2
+      return 1
+    fi
+    command -v "$PYTHON"; return 0
+  fi
+  for c in python3 python3.13 python3.12 python3.11; do
     if command -v "$c" >/dev/null 2>&1 &&
        "$c" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
       command -v "$c"; return 0
     fi
   done
-  echo "install.sh: Python 3.11 or newer is required" >&2
+  echo "install.sh: Python 3.11 or newer is required (none of python3, python3.13, python3.12, python3.11 on PATH is; PYTHON names another)" >&2
   return 1
 }
 py=$(find_python)

@@ -124,3 +124,55 @@ def test_uninstall_notes_the_hooks_that_stay_however_git_hn_writes_its_lines(tmp
     assert proc.stdout.splitlines()[0] == ("note: the hooks in this repository stay (push and fetch go on without "
                                            "git-hn, with a warning); remove them with ./install.sh --uninstall --hooks")
     assert not venv.exists()
+
+
+def _refusal_env(tmp_path, python: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VIRTUAL_ENV")}
+    env.update({"HOME": str(tmp_path / "home"), "GIT_HN_HOME": str(tmp_path / "hn"),
+                "GIT_HN_BIN": str(tmp_path / "bin"), "PYTHON": python})
+    return env
+
+
+def _script(tmp_path, name: str, body: str) -> str:
+    path = tmp_path / name
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_install_refuses_a_python_it_was_given_and_cannot_use(tmp_path):
+    """A newcomer trial (f166): ``PYTHON=python3.12 ./install.sh`` with no python3.12 there, or
+    one older than 3.11, silently installed with whatever ``python3`` was. A ``PYTHON`` given is
+    used or refused with one line naming it and why, before anything is written."""
+    old = _script(tmp_path, "python3.10", "echo 3.10.12")
+    broken = _script(tmp_path, "notpython", "exit 3")
+    missing = str(tmp_path / "no-such" / "python3.12")
+    cases = {missing: f"install.sh: PYTHON={missing} is not a command or an executable file; name Python "
+                      "3.11 or newer, or unset PYTHON",
+             old: f"install.sh: PYTHON={old} is Python 3.10.12; 3.11 or newer is required: name another, or "
+                  "unset PYTHON",
+             broken: f"install.sh: PYTHON={broken} did not report a Python version; name Python 3.11 or newer, "
+                     "or unset PYTHON"}
+    for python, line in cases.items():
+        for args in ([], ["--dev"]):
+            proc = subprocess.run([str(ROOT / "install.sh"), *args], env=_refusal_env(tmp_path, python),
+                                  capture_output=True, text=True, timeout=120, cwd=tmp_path)
+            assert (proc.returncode, proc.stderr, proc.stdout) == (1, line + "\n", ""), (args, proc)
+            assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["python3.10", "notpython"])
+
+
+def test_install_help_names_every_variable_install_sh_reads():
+    """A newcomer trial (f166): ``./install.sh -h`` named GIT_HN_HOME, GIT_HN_BIN and PYTHON, not
+    GIT_HN_MAN, GIT_HN_BASH_COMPLETION, GIT_HN_ZSH_COMPLETION or XDG_DATA_HOME, which it reads too."""
+    import re
+
+    source = (ROOT / "install.sh").read_text()
+    read = set(re.findall(r"\$\{?([A-Z][A-Z0-9_]*)", source)) - {"HOME", "PATH", "BASH_SOURCE"}  # (everyone's, and bash's own)
+    assert {"PYTHON", "GIT_HN_HOME", "GIT_HN_BIN", "GIT_HN_MAN", "GIT_HN_BASH_COMPLETION",
+            "GIT_HN_ZSH_COMPLETION", "XDG_DATA_HOME"} <= read
+    shown = subprocess.run([str(ROOT / "install.sh"), "-h"], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and shown.stderr == "", shown
+    assert shown.stdout.startswith("# Install git-hn.") and "set -euo" not in shown.stdout
+    assert [name for name in sorted(read) if not re.search(rf"\b{name}\b", shown.stdout)] == []
+    readme = (ROOT / "README.md").read_text()
+    assert [name for name in sorted(read - {"XDG_DATA_HOME"}) if f"`{name}`" not in readme] == []
