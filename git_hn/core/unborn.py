@@ -6,8 +6,10 @@ gets "make a first commit". A clone whose ``HEAD`` names a branch that does not 
 others do (a bare remote made before ``init.defaultBranch`` was set says ``master``, and only
 ``main`` was pushed: ``git clone`` warns and leaves ``HEAD`` unborn) gets "check one out", named:
 the remote's default, then ``main``, ``master``, a local branch, a remote-tracking one. A bare
-repository, where no commit can be made, gets "run this in a clone, or --at REV". Pure: takes
-what Git said (``store.repo.Repo.unborn_advice`` asks) and returns words.
+repository, where no commit can be made, gets "run this in a clone, or --at REV", and, when the
+branch named is its only one (or ``main`` or ``master``), the server's own fix: ``git symbolic-ref
+HEAD refs/heads/<it>``, which makes clones check it out. Pure: takes what Git said
+(``store.repo.Repo.unborn_advice`` asks) and returns words.
 
 Trusts nothing about the names: a remote chooses its branches' names, and one that is a shell
 expansion (``$(…)``, backquotes: ref names may hold them) must not reach a command the user is
@@ -64,8 +66,12 @@ def advice(head_ref: str, refs: list[tuple[str, str]], remotes: frozenset[str], 
     name = next((n for n in order if (n in local or n in tracking) and _safe(n)), None)
     if bare:
         example = f" (e.g. --at {name})" if name else ""
+        # (a server whose HEAD names a missing branch gives every clone an unborn HEAD: pointing it
+        # at the one branch there, or at main or master, is the fix; among other names, no guess)
+        fix = (f"; to make clones check out {name}, point HEAD at it (git symbolic-ref HEAD refs/heads/{name})"
+               if name in local and (len(local) == 1 or name in ("main", "master")) else "")
         return (f"{where} has no commit in this bare repository",
-                f"run this in a clone, or name a commit with --at REV{example}")
+                f"run this in a clone, or name a commit with --at REV{example}{fix}")
     if name is None:
         return f"{where} has no commit yet, but other branches have", "check one out (git branch -a lists them)"
     if name in local:

@@ -83,7 +83,8 @@ def test_a_bare_repository_is_told_to_use_a_clone_or_at_rev(tmp_path):
     r = hn(remote, "memory", "recall")
     assert (r.code, r.err) == (1, NOT_A_COMMIT + (
         "HEAD's branch master has no commit in this bare repository: run this in a clone, or name a commit "
-        "with --at REV (e.g. --at main)\n"))
+        "with --at REV (e.g. --at main); to make clones check out main, point HEAD at it (git symbolic-ref "
+        "HEAD refs/heads/main)\n"))
     assert refs_snapshot(remote) == before
     assert hn(remote, "memory", "recall", "--at", "main").code == 0  # the advice, followed, works
     empty = tmp_path / "empty.git"
@@ -113,3 +114,38 @@ def test_a_direction_control_in_the_branch_head_names_is_not_shown(tmp_path):
     assert git(clone, "symbolic-ref", "HEAD") == "refs/heads/x\u202eniam"
     assert hn(clone, "memory", "recall").err == NOT_A_COMMIT + (
         "HEAD's branch has no commit yet, but origin/main has: check it out (git checkout main)\n")
+
+
+def test_a_bare_repository_whose_head_names_a_missing_branch_is_told_how_to_point_head_at_its_branch(tmp_path):
+    """(f166) The server's own fix: HEAD names ``master``, only ``dev`` (or ``main`` among others)
+    was pushed: ``git symbolic-ref HEAD refs/heads/<it>``, which makes clones check it out. Not
+    among several branches none of which is main or master (no guess), nor a name with shell
+    syntax; the advice changes nothing (refs, HEAD), and followed, it works."""
+    fix = "; to make clones check out {0}, point HEAD at it (git symbolic-ref HEAD refs/heads/{0})\n"
+    remote, _clone = _remote_says_master(tmp_path, "dev")
+    before = refs_snapshot(remote)
+    r = hn(remote, "memory", "brief", "--json")
+    assert (r.code, r.out, r.err) == (1, "", NOT_A_COMMIT + (
+        "HEAD's branch master has no commit in this bare repository: run this in a clone, or name a commit "
+        "with --at REV (e.g. --at dev)") + fix.format("dev"))
+    assert refs_snapshot(remote) == before and git(remote, "symbolic-ref", "HEAD") == "refs/heads/master"
+    git(remote, "symbolic-ref", "HEAD", "refs/heads/dev")  # the advice, followed
+    clone = tmp_path / "again"
+    git(tmp_path, "clone", "-q", str(remote), str(clone))
+    assert git(clone, "symbolic-ref", "HEAD") == "refs/heads/dev" and hn(clone, "memory", "recall").code == 0
+    git(remote, "symbolic-ref", "HEAD", "refs/heads/master")
+    src = tmp_path / "src"
+    git(src, "push", "-q", str(remote), "main:refs/heads/topic")  # two branches, neither main nor master
+    assert hn(remote, "memory", "recall").err == NOT_A_COMMIT + (
+        "HEAD's branch master has no commit in this bare repository: run this in a clone, or name a commit "
+        "with --at REV (e.g. --at dev)\n")
+    git(src, "push", "-q", str(remote), "main:refs/heads/main")  # main among them: the clones' usual branch
+    assert hn(remote, "memory", "recall").err == NOT_A_COMMIT + (
+        "HEAD's branch master has no commit in this bare repository: run this in a clone, or name a commit "
+        "with --at REV (e.g. --at main)") + fix.format("main")
+    shell = tmp_path / "shell.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "master", str(shell))
+    git(src, "push", "-q", str(shell), "main:refs/heads/$(touch${IFS}pwned)")  # the one branch: never pasted
+    assert hn(shell, "memory", "recall").err == NOT_A_COMMIT + (
+        "HEAD's branch master has no commit in this bare repository: run this in a clone, or name a commit "
+        "with --at REV\n")
