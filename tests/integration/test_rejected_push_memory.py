@@ -8,6 +8,8 @@ push that goes through. Real repositories, real pushes with the hooks installed.
 
 from __future__ import annotations
 
+import re
+import shlex
 import subprocess
 
 import pytest
@@ -91,3 +93,55 @@ def test_a_memory_on_a_branch_behind_its_remote_gets_no_advice_from_another_bran
     assert not [x for x in _hn_lines(pushed.stderr) if "waits until commit" in x], pushed.stderr
     assert not git(remote, "for-each-ref", "refs/hn/memory/")  # (its anchor is not there: held, as before)
     assert git(remote, "rev-parse", "other") != anchor
+
+
+@pytest.mark.parametrize("branch", ["main", "topic$(touch${IFS}pwned)"])
+def test_sync_says_the_branch_holding_the_anchor_is_behind_the_remotes_not_to_push_it(tmp_path, branch):
+    """(f166; f162 left it) After Git refused Bob's push as a non-fast-forward, ``git hn sync``'s
+    own line told him to "push a branch that contains it", the push just refused. It names the
+    branch, the remote-tracking branch it is behind, and Git's way on: pull --rebase, then push.
+    Pasted into a shell as it is (a branch may be named ``$(…)``), it runs no command of the
+    name, and the memory follows the push. Not fetched yet, the line is the old one (Bob has not
+    pushed: pushing is the way on)."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    for repo in (alice, bob):
+        assert hn(repo, "hooks", "install").code == 0
+    if branch != "main":
+        git(alice, "push", "-q", "origin", f"main:refs/heads/{branch}")
+        git(bob, "fetch", "-q", "origin")
+        git(bob, "checkout", "-q", "-b", branch, f"origin/{branch}")
+    anchor = commit_on(bob, None, "bob.txt")
+    assert hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Bob decided on his commit").code == 0
+    commit_on(alice, None, "alice.txt")
+    assert _push(alice, "-q", "origin", f"HEAD:refs/heads/{branch}").returncode == 0
+    first = hn(bob, "sync", "origin")
+    assert first.code == 0 and f"waits until commit {anchor[:12]} is on origin ({ADVICE}, or git fetch origin" \
+        in first.out, first.out
+    git(bob, "fetch", "-q", "origin")
+    pushed = _push(bob, "origin", branch)
+    assert pushed.returncode != 0 and "(non-fast-forward)" in pushed.stderr, pushed.stderr
+    before = git(remote, "for-each-ref")
+    synced = hn(bob, "sync", "origin")
+    assert synced.code == 0, synced.err
+    held = [x for x in synced.out.splitlines() if "waits until commit" in x]
+    quoted = shlex.quote(branch)
+    assert len(held) == 1 and held[0].endswith(
+        f": 1 memory waits until commit {anchor[:12]} is on origin (branch {branch} contains it but is behind "
+        f"origin/{branch}, so Git refuses its push: on that branch, git pull --rebase origin {quoted}, then git "
+        f"push origin {quoted}; the memory follows that push, or git hn sync origin)"), synced.out
+    assert ADVICE not in synced.out
+    assert git(remote, "for-each-ref") == before  # (words only: nothing went up without its anchor)
+    commands = re.search(r"on that branch, (git pull .*), then (git push .*); the memory follows", held[0])
+    for command in commands.groups():  # the advice, pasted into a shell, works
+        done = subprocess.run(["sh", "-c", command], cwd=bob, capture_output=True, text=True)
+        wait_publication(bob)
+        assert done.returncode == 0, (command, done.stderr)
+    assert not list(tmp_path.rglob("pwned"))
+    head = git(bob, "rev-parse", "HEAD")
+    assert head != anchor and git(remote, "rev-parse", f"refs/heads/{branch}") == head
+    assert git(remote, "for-each-ref", "refs/hn/memory/")  # published, anchored on the rebased commit
+    memories = recall_json(bob, "--include-untrusted")["memories"]
+    assert [(m["data"]["content"], m["anchor"]["commit"]) for m in memories] == [("Bob decided on his commit", head)]
+    again = hn(bob, "sync", "origin")
+    assert again.code == 0 and "waits until commit" not in again.out, again.out

@@ -44,6 +44,7 @@ class Held(NamedTuple):
     unseen: bool = False  # (where, unmapped:) that URL's branches name commits this clone lacks, which may contain it
     unmapped: bool = False  # or: no fetch refspec maps the remote's branches (a bare clone: ``remote_branches``)
     absent: bool = False  # (discarded:) the commit is not in this clone at all (``git gc`` pruned it)
+    behind: tuple = ()  # or: (a local branch that contains it, the remote-tracking branch it is behind) (``refused_branches``)
 
     def line(self, remote: str) -> str:
         """What a person reads about it (``git hn sync`` and the pre-push hook); every name inside a
@@ -118,6 +119,12 @@ class Held(NamedTuple):
         if self.where:  # (that URL was asked: no fetch makes it true)
             return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
                     f"contains it to {remote}: the memory follows that push, or git hn sync {remote})")
+        if self.behind:  # (f166: that branch was pushed, and Git refused it as a non-fast-forward)
+            branch = self.behind[0].removeprefix("refs/heads/")
+            return (f"Publication {what}: {waiting} until commit {commit} is on {remote} (branch {branch} "
+                    f"contains it but is behind {self.behind[1].removeprefix('refs/remotes/')}, so Git refuses "
+                    f"its push: on that branch, git pull --rebase {remote} {quote(branch)}, then git push {remote} "
+                    f"{quote(branch)}; the memory follows that push, or git hn sync {remote})")
         return (f"Publication {what}: {waiting} until commit {commit} is on {remote} (push a branch "
                 f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")
 

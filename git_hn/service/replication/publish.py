@@ -132,8 +132,10 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
 
         allowed, waiting = untracked_gate(repo, remote, url, {r: heads[r] for r in todo}, bases, listing,
                                           (allowed, waiting), ASK_TIMEOUT)
-    if held is not None:
-        held.extend(waiting)
+    if waiting and held is not None:  # (a branch behind the remote's: its push was refused, f166)
+        from .refused_branches import said_behind
+
+        held.extend(said_behind(repo, remote, waiting))
     ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
     waits = {h.ref for h in waiting}
     idle = sum(r not in allowed and r not in waits for r in todo)  # nothing above what the remote has
