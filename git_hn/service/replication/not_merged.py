@@ -22,8 +22,12 @@ from ...errors import HnError
 from ...store.repo import Repo
 
 # a memory imported, counted when it is active and applies to the anchor's descendants: one
-# ``--applies exact`` or ``subject`` is left out of recall at HEAD for another reason
-_ROWS = ('SELECT DISTINCT r.id, a.anchor FROM chain c JOIN rows r ON r.id = c.id JOIN akeys a ON a.akey = r.akey '
+# ``--applies exact`` or ``subject`` is left out of recall at HEAD for another reason. CROSS JOIN
+# keeps SQLite's order: from the import's commits (``chain_commit``) to their rows, never from
+# every active row (the planner's choice for a plain JOIN: 0.7 s for a 20,000-memory import
+# into a state of 20,000, a scan of the whole state per chunk, growing with history)
+_ROWS = ('SELECT DISTINCT r.id, a.anchor FROM chain c CROSS JOIN rows r ON r.id = c.id '
+         'CROSS JOIN akeys a ON a.akey = r.akey '
          'WHERE c."commit" IN ({}) AND a.mode = \'descendants\' AND r.lifecycle = \'active\' AND r.actor != ?')
 
 
