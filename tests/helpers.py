@@ -333,6 +333,19 @@ def wait_publication(repo, timeout: float = 60.0) -> None:
         time.sleep(0.02)
 
 
+def push_waited(repo, *args) -> subprocess.CompletedProcess:
+    """``git push ARGS`` in ``repo`` (text output kept), then ``wait_publication``: what a push
+    with hooks installed leaves once its background publication ended."""
+    proc = subprocess.run(["git", "push", *args], cwd=repo, capture_output=True, text=True)
+    wait_publication(repo)
+    return proc
+
+
+def hn_lines(stderr: str) -> list[str]:
+    """The ``git-hn:`` lines of ``stderr`` (Git's own lines left out)."""
+    return [x for x in stderr.splitlines() if x.startswith("git-hn:")]
+
+
 def staged_commits(monkeypatch) -> list:
     """Every memory commit whose objects are read for verification from now on (a real count:
     ``verify.stage_commits`` still runs)."""

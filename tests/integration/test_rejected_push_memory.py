@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from helpers import commit_on, git, hn, recall_json, shared_remote, wait_publication
+from helpers import commit_on, git, hn, hn_lines, push_waited, recall_json, shared_remote, wait_publication
 
 ADVICE = "push a branch that contains it"
 
@@ -30,18 +30,8 @@ def _bob_behind_with_a_memory(tmp_path, mode: str):
     assert hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
               "--content", "Bob decided on his commit").code == 0
     commit_on(alice, None, "alice.txt")
-    assert _push(alice, "-q", "origin", "main").returncode == 0
+    assert push_waited(alice, "-q", "origin", "main").returncode == 0
     return remote, bob, anchor
-
-
-def _push(repo, *args):
-    proc = subprocess.run(["git", "push", *args], cwd=repo, capture_output=True, text=True)
-    wait_publication(repo)
-    return proc
-
-
-def _hn_lines(stderr: str) -> list[str]:
-    return [x for x in stderr.splitlines() if x.startswith("git-hn:")]
 
 
 @pytest.mark.parametrize("mode", ["warn", "block"])
@@ -51,14 +41,14 @@ def test_a_push_git_refuses_says_nothing_of_the_memory_that_waits_for_it(tmp_pat
     if kind == "non-fast-forward":  # (fetched: Git knows the remote's tip, and gives pre-push no line)
         git(bob, "fetch", "-q", "origin")
     before = git(remote, "for-each-ref")
-    pushed = _push(bob, "origin", "main")
+    pushed = push_waited(bob, "origin", "main")
     assert pushed.returncode != 0 and f"({kind})" in pushed.stderr, pushed.stderr
-    assert not _hn_lines(pushed.stderr), pushed.stderr
+    assert not hn_lines(pushed.stderr), pushed.stderr
     assert git(remote, "for-each-ref") == before  # (no memory went up without its anchor)
     # what Git says to do, done: the memory follows the push that goes through
     git(bob, "pull", "-q", "--rebase", "origin", "main")
-    again = _push(bob, "origin", "main")
-    assert again.returncode == 0 and not _hn_lines(again.stderr), again.stderr
+    again = push_waited(bob, "origin", "main")
+    assert again.returncode == 0 and not hn_lines(again.stderr), again.stderr
     head = git(bob, "rev-parse", "HEAD")
     assert head != anchor and git(remote, "rev-parse", "main") == head
     assert git(remote, "for-each-ref", "refs/hn/memory/")  # published
@@ -76,9 +66,9 @@ def test_a_memory_on_a_branch_not_pushed_yet_still_gets_the_advice(tmp_path):
               "--content", "on a side branch").code == 0
     git(bob, "checkout", "-q", "main")
     commit_on(bob, None, "more.txt")
-    pushed = _push(bob, "origin", "main")
+    pushed = push_waited(bob, "origin", "main")
     assert pushed.returncode == 0
-    assert [x for x in _hn_lines(pushed.stderr) if f"waits until commit {anchor[:12]} is on origin ({ADVICE}"
+    assert [x for x in hn_lines(pushed.stderr) if f"waits until commit {anchor[:12]} is on origin ({ADVICE}"
             in x], pushed.stderr
 
 
@@ -88,9 +78,9 @@ def test_a_memory_on_a_branch_behind_its_remote_gets_no_advice_from_another_bran
     remote, bob, anchor = _bob_behind_with_a_memory(tmp_path, "warn")
     git(bob, "fetch", "-q", "origin")
     git(bob, "branch", "other", "origin/main")
-    pushed = _push(bob, "origin", "other")
+    pushed = push_waited(bob, "origin", "other")
     assert pushed.returncode == 0, pushed.stderr
-    assert not [x for x in _hn_lines(pushed.stderr) if "waits until commit" in x], pushed.stderr
+    assert not [x for x in hn_lines(pushed.stderr) if "waits until commit" in x], pushed.stderr
     assert not git(remote, "for-each-ref", "refs/hn/memory/")  # (its anchor is not there: held, as before)
     assert git(remote, "rev-parse", "other") != anchor
 
@@ -114,12 +104,12 @@ def test_sync_says_the_branch_holding_the_anchor_is_behind_the_remotes_not_to_pu
     assert hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
               "--content", "Bob decided on his commit").code == 0
     commit_on(alice, None, "alice.txt")
-    assert _push(alice, "-q", "origin", f"HEAD:refs/heads/{branch}").returncode == 0
+    assert push_waited(alice, "-q", "origin", f"HEAD:refs/heads/{branch}").returncode == 0
     first = hn(bob, "sync", "origin")
     assert first.code == 0 and f"waits until commit {anchor[:12]} is on origin ({ADVICE}, or git fetch origin" \
         in first.out, first.out
     git(bob, "fetch", "-q", "origin")
-    pushed = _push(bob, "origin", branch)
+    pushed = push_waited(bob, "origin", branch)
     assert pushed.returncode != 0 and "(non-fast-forward)" in pushed.stderr, pushed.stderr
     before = git(remote, "for-each-ref")
     synced = hn(bob, "sync", "origin")

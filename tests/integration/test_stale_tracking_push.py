@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from helpers import commit_on, git, hn, shared_remote, wait_publication
+from helpers import commit_on, git, hn, hn_lines, push_waited, shared_remote
 
 
 def _teammate_pushed_twice(tmp_path, git_daemon, mode: str, transport: str):
@@ -32,24 +32,14 @@ def _teammate_pushed_twice(tmp_path, git_daemon, mode: str, transport: str):
     c2 = commit_on(alice, None, "two.txt")
     assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
               "--content", "Alice decided on C2").code == 0
-    assert _push(alice, "-q", "origin", "main").returncode == 0
+    assert push_waited(alice, "-q", "origin", "main").returncode == 0
     assert hn(alice, "sync").code == 0
     assert hn(bob, "sync").code == 0
     assert git(bob, "rev-parse", "refs/remotes/origin/main") == c2
     commit_on(alice, None, "three.txt")
-    assert _push(alice, "-q", "origin", "main").returncode == 0
+    assert push_waited(alice, "-q", "origin", "main").returncode == 0
     commit_on(bob, None, "g.txt")
     return remote, alice, bob, c2
-
-
-def _push(repo, *args):
-    proc = subprocess.run(["git", "push", *args], cwd=repo, capture_output=True, text=True)
-    wait_publication(repo)
-    return proc
-
-
-def _hn_lines(stderr: str) -> list[str]:
-    return [x for x in stderr.splitlines() if x.startswith("git-hn:")]
 
 
 @pytest.mark.parametrize("mode", ["block", "warn"])
@@ -58,9 +48,9 @@ def test_a_push_git_refuses_as_fetch_first_over_a_stale_tracking_ref_gets_no_lin
                                                                                   mode, transport):
     remote, _alice, bob, _c2 = _teammate_pushed_twice(tmp_path, git_daemon, mode, transport)
     before = git(remote, "for-each-ref")
-    pushed = _push(bob, "origin", "main")
+    pushed = push_waited(bob, "origin", "main")
     assert pushed.returncode != 0 and "(fetch first)" in pushed.stderr, pushed.stderr
-    assert not _hn_lines(pushed.stderr), pushed.stderr
+    assert not hn_lines(pushed.stderr), pushed.stderr
     assert git(remote, "for-each-ref") == before
 
 
@@ -72,9 +62,9 @@ def test_a_push_git_refuses_as_non_fast_forward_gets_no_line(tmp_path, git_daemo
     remote, _alice, bob, _c2 = _teammate_pushed_twice(tmp_path, git_daemon, mode, "file")
     git(bob, "fetch", "-q", "origin")
     before = git(remote, "for-each-ref")
-    pushed = _push(bob, "origin", "main")
+    pushed = push_waited(bob, "origin", "main")
     assert pushed.returncode != 0 and "(non-fast-forward)" in pushed.stderr, pushed.stderr
-    assert not _hn_lines(pushed.stderr), pushed.stderr
+    assert not hn_lines(pushed.stderr), pushed.stderr
     assert git(remote, "for-each-ref") == before
 
 
@@ -86,9 +76,9 @@ def test_a_forced_push_that_takes_the_anchor_off_is_still_refused(tmp_path, git_
     git(bob, "fetch", "-q", "origin")
     before = git(remote, "for-each-ref")
     seen = git(bob, "rev-parse", "refs/remotes/origin/main")
-    pushed = _push(bob, "--force", "origin", "main")
+    pushed = push_waited(bob, "--force", "origin", "main")
     assert pushed.returncode != 0, pushed.stderr
-    lines = _hn_lines(pushed.stderr)
+    lines = hn_lines(pushed.stderr)
     assert len(lines) == 1 and lines[0].startswith(f"git-hn: this push takes commit {c2[:12]} off origin"), \
         pushed.stderr
     assert f"--force-with-lease=refs/heads/main:{seen} origin" in lines[0], lines[0]
@@ -107,9 +97,9 @@ def test_a_forced_push_over_a_tip_this_clone_has_not_seen_offers_no_forcing_comm
     remote-tracking ref (C2) would not be the one replaced."""
     remote, _alice, bob, _c2 = _teammate_pushed_twice(tmp_path, git_daemon, "block", "daemon")
     before = git(remote, "for-each-ref")
-    pushed = _push(bob, "--force", "origin", "main")
+    pushed = push_waited(bob, "--force", "origin", "main")
     assert pushed.returncode != 0, pushed.stderr
-    lines = _hn_lines(pushed.stderr)
+    lines = hn_lines(pushed.stderr)
     assert lines and "which this clone has not fetched: git fetch origin first" in pushed.stderr, pushed.stderr
     assert "force-with-lease" not in pushed.stderr and "hn.prePush=warn" not in pushed.stderr, pushed.stderr
     assert git(remote, "for-each-ref") == before

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import subprocess
 
-from helpers import commit_on, git, hn, shared_remote, wait_publication
+from helpers import commit_on, git, hn, hn_lines, push_waited, shared_remote, wait_publication
 
 
 def _alice_published_bob_not_fetched(tmp_path, mode: str = "block", memory: bool = True):
@@ -38,23 +38,13 @@ def _alice_published_bob_not_fetched(tmp_path, mode: str = "block", memory: bool
     return remote, alice, bob
 
 
-def _push(repo, *args):
-    proc = subprocess.run(["git", "push", *args], cwd=repo, capture_output=True, text=True)
-    wait_publication(repo)
-    return proc
-
-
-def _hn_lines(stderr: str) -> list[str]:
-    return [x for x in stderr.splitlines() if x.startswith("git-hn:")]
-
-
 def test_block_refuses_a_force_push_over_a_commit_this_clone_has_not_fetched(tmp_path):
     remote, _alice, bob = _alice_published_bob_not_fetched(tmp_path)
     before = git(remote, "for-each-ref")
     tip = git(remote, "rev-parse", "main")
-    pushed = _push(bob, "--force", "origin", "main")
+    pushed = push_waited(bob, "--force", "origin", "main")
     assert pushed.returncode != 0
-    lines = _hn_lines(pushed.stderr)
+    lines = hn_lines(pushed.stderr)
     assert len(lines) == 1, pushed.stderr
     # (no way out that forces it: a lease could name only the remote's tip, which this clone has not seen)
     assert lines[0] == (f"git-hn: origin's main is at {tip[:12]}, which this clone has not fetched: "
@@ -63,7 +53,7 @@ def test_block_refuses_a_force_push_over_a_commit_this_clone_has_not_fetched(tmp
     assert git(remote, "for-each-ref") == before
     # fetched (the fetch imports Alice's decision), the push is refused for the anchor it takes off
     git(bob, "fetch", "-q", "origin")
-    again = _push(bob, "--force", "origin", "main")
+    again = push_waited(bob, "--force", "origin", "main")
     assert again.returncode != 0 and "not fetched" not in again.stderr, again.stderr
     assert f"this push takes commit {tip[:12]} off origin, and memory" in again.stderr, again.stderr
     assert git(remote, "for-each-ref") == before
@@ -72,9 +62,9 @@ def test_block_refuses_a_force_push_over_a_commit_this_clone_has_not_fetched(tmp
 def test_block_refuses_deleting_a_branch_this_clone_has_not_fetched(tmp_path):
     remote, _alice, bob = _alice_published_bob_not_fetched(tmp_path)
     tip = git(remote, "rev-parse", "feat/x")
-    pushed = _push(bob, "origin", "--delete", "feat/x")
+    pushed = push_waited(bob, "origin", "--delete", "feat/x")
     assert pushed.returncode != 0
-    lines = _hn_lines(pushed.stderr)
+    lines = hn_lines(pushed.stderr)
     assert len(lines) == 1 and lines[0].startswith(
         f"git-hn: origin's feat/x is at {tip[:12]}, which this clone has not fetched: git fetch origin first"), \
         pushed.stderr
@@ -84,9 +74,9 @@ def test_block_refuses_deleting_a_branch_this_clone_has_not_fetched(tmp_path):
 def test_warn_says_it_once_and_the_push_goes_on(tmp_path):
     remote, _alice, bob = _alice_published_bob_not_fetched(tmp_path, "warn")
     tip = git(remote, "rev-parse", "main")
-    pushed = _push(bob, "-f", "origin", "main")
+    pushed = push_waited(bob, "-f", "origin", "main")
     assert pushed.returncode == 0, pushed.stderr
-    assert _hn_lines(pushed.stderr) == [
+    assert hn_lines(pushed.stderr) == [
         f"git-hn: warning: origin's main is at {tip[:12]}, which this clone has not fetched, so git-hn cannot "
         "check what this push takes off origin for memories' anchor commits (git fetch origin before such a "
         "push lets it)"], pushed.stderr
@@ -96,19 +86,19 @@ def test_warn_says_it_once_and_the_push_goes_on(tmp_path):
 def test_only_a_remote_holding_memory_holds_the_push_up(tmp_path):
     """No memory ref on the remote: nothing the push takes off is an anchor, whatever it is."""
     remote, alice, bob = _alice_published_bob_not_fetched(tmp_path, memory=False)
-    pushed = _push(bob, "--force", "origin", "main")
+    pushed = push_waited(bob, "--force", "origin", "main")
     assert pushed.returncode == 0, pushed.stderr
-    assert not _hn_lines(pushed.stderr), pushed.stderr
+    assert not hn_lines(pushed.stderr), pushed.stderr
     assert git(remote, "rev-parse", "main") == git(bob, "rev-parse", "HEAD")
     # once Alice publishes a decision there, the same kind of push is refused
     git(alice, "pull", "-q", "--rebase", "origin", "main")
     commit_on(alice, None, "three.txt")
     assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
               "--content", "Alice's decision on commit three").code == 0
-    assert _push(alice, "-q", "origin", "main").returncode == 0
+    assert push_waited(alice, "-q", "origin", "main").returncode == 0
     assert hn(alice, "sync").code == 0
     commit_on(bob, None, "b2.txt")
-    again = _push(bob, "--force", "origin", "main")
+    again = push_waited(bob, "--force", "origin", "main")
     assert again.returncode != 0 and "which this clone has not fetched" in again.stderr, again.stderr
 
 
@@ -117,9 +107,9 @@ def test_a_push_git_refuses_as_fetch_first_gets_no_line_of_git_hn(tmp_path):
     nothing off, and Git's own advice is the same."""
     remote, _alice, bob = _alice_published_bob_not_fetched(tmp_path, "warn")
     tip = git(remote, "rev-parse", "main")
-    pushed = _push(bob, "origin", "main")
+    pushed = push_waited(bob, "origin", "main")
     assert pushed.returncode != 0 and "fetch first" in pushed.stderr, pushed.stderr
-    assert not _hn_lines(pushed.stderr), pushed.stderr
+    assert not hn_lines(pushed.stderr), pushed.stderr
     # a + refspec forces as --force does
-    forced = _push(bob, "origin", "+main")
+    forced = push_waited(bob, "origin", "+main")
     assert forced.returncode == 0 and f"origin's main is at {tip[:12]}" in forced.stderr, forced.stderr
