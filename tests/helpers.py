@@ -346,6 +346,22 @@ def hn_lines(stderr: str) -> list[str]:
     return [x for x in stderr.splitlines() if x.startswith("git-hn:")]
 
 
+def fetch_here_push_there(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Alice's clone that fetches ``origin`` from ``up.git`` and pushes it to ``fork.git``
+    (``remote set-url --push``), both bare repositories holding main, main tracking origin/main;
+    no identity, no hooks: (upstream, fork, alice)."""
+    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
+    alice = make_repo(tmp_path / "alice")
+    for bare in (upstream, fork):
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+        git(alice, "push", "-q", str(bare), "main")
+    git(alice, "remote", "add", "origin", str(upstream))
+    git(alice, "fetch", "-q", "origin")
+    git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
+    git(alice, "remote", "set-url", "--push", "origin", str(fork))
+    return upstream, fork, alice
+
+
 def staged_commits(monkeypatch) -> list:
     """Every memory commit whose objects are read for verification from now on (a real count:
     ``verify.stage_commits`` still runs)."""

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from helpers import git, hn, make_repo, wait_publication
+from helpers import fetch_here_push_there, git, hn, make_repo, wait_publication
 
 
 def _push(repo, *args):
@@ -136,15 +136,7 @@ def test_a_fork_push_url_keeps_a_published_memory_published_after_a_fetch(tmp_pa
     the memory, but after ``git fetch`` every sync said it "waits until commit … is on origin"
     and "1 stream held back" (the fetch moved refs/remotes/origin/main back to upstream's), and
     the next push said it was up to date again. The fork is asked what it holds."""
-    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
-    alice = make_repo(tmp_path / "alice")
-    for bare in (upstream, fork):
-        git(tmp_path, "init", "-q", "--bare", str(bare))
-        git(alice, "push", "-q", str(bare), "main")
-    git(alice, "remote", "add", "origin", str(upstream))
-    git(alice, "fetch", "-q", "origin")
-    git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
-    git(alice, "remote", "set-url", "--push", "origin", str(fork))
+    upstream, fork, alice = fetch_here_push_there(tmp_path)
     assert hn(alice, "init", "--name", "Alice").code == 0
     assert hn(alice, "hooks", "install").code == 0
     git(alice, "commit", "-q", "--allow-empty", "-m", "two")

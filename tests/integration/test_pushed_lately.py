@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import commit_on, git, hn, make_repo, shared_remote, wait_publication
+from helpers import commit_on, fetch_here_push_there, git, hn, make_repo, shared_remote, wait_publication
 
 UP_TO_DATE = "Synchronized with origin: up to date\n"
 COPY = "Synchronized with origin: promoted 1 stream (origin's copy of your own: nothing new came in)\n"
@@ -151,15 +151,7 @@ def test_a_record_that_cannot_be_trusted_says_nothing_more(tmp_path):
 def _fork(tmp_path, mode: str = "warn"):
     """Alice's clone fetching from upstream.git and pushing to fork.git (``set-url --push``), both
     holding main, hooks installed, every stream selected: (upstream, fork, alice)."""
-    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
-    alice = make_repo(tmp_path / "alice")
-    for bare in (upstream, fork):
-        git(tmp_path, "init", "-q", "--bare", str(bare))
-        git(alice, "push", "-q", str(bare), "main")
-    git(alice, "remote", "add", "origin", str(upstream))
-    git(alice, "fetch", "-q", "origin")
-    git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
-    git(alice, "remote", "set-url", "--push", "origin", str(fork))
+    upstream, fork, alice = fetch_here_push_there(tmp_path)
     git(alice, "config", "hn.prePush", mode)
     assert hn(alice, "init", "--name", "Alice").code == 0
     assert hn(alice, "hooks", "install").code == 0
