@@ -346,20 +346,27 @@ def hn_lines(stderr: str) -> list[str]:
     return [x for x in stderr.splitlines() if x.startswith("git-hn:")]
 
 
-def fetch_here_push_there(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """Alice's clone that fetches ``origin`` from ``up.git`` and pushes it to ``fork.git``
-    (``remote set-url --push``), both bare repositories holding main, main tracking origin/main;
-    no identity, no hooks: (upstream, fork, alice)."""
-    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
+def push_urls_clone(tmp_path: Path, fetch: str, push: tuple[str, ...]) -> tuple[dict[str, Path], Path]:
+    """Alice's clone whose ``origin`` fetches from ``<fetch>.git`` and pushes to each ``<name>.git``
+    of ``push`` (``remote set-url --add --push``), every bare repository holding main, main
+    tracking origin/main; no identity, no hooks: ({name: bare repository}, alice)."""
+    bares = {name: tmp_path / f"{name}.git" for name in dict.fromkeys((fetch, *push))}
     alice = make_repo(tmp_path / "alice")
-    for bare in (upstream, fork):
+    for bare in bares.values():
         git(tmp_path, "init", "-q", "--bare", str(bare))
         git(alice, "push", "-q", str(bare), "main")
-    git(alice, "remote", "add", "origin", str(upstream))
+    git(alice, "remote", "add", "origin", str(bares[fetch]))
     git(alice, "fetch", "-q", "origin")
     git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
-    git(alice, "remote", "set-url", "--push", "origin", str(fork))
-    return upstream, fork, alice
+    for name in push:
+        git(alice, "remote", "set-url", "--add", "--push", "origin", str(bares[name]))
+    return bares, alice
+
+
+def fetch_here_push_there(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """``push_urls_clone`` fetching from ``up.git`` and pushing to ``fork.git``: (upstream, fork, alice)."""
+    bares, alice = push_urls_clone(tmp_path, "up", ("fork",))
+    return bares["up"], bares["fork"], alice
 
 
 def staged_commits(monkeypatch) -> list:

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from helpers import fetch_here_push_there, git, hn, make_repo, wait_publication
+from helpers import fetch_here_push_there, git, hn, make_repo, push_urls_clone, wait_publication
 
 
 def _push(repo, *args):
@@ -33,16 +33,8 @@ def _memory_refs(bare) -> str:
 def _team_and_mirror(tmp_path, mode: str = "warn"):
     """Alice's clone of team.git, pushing to team.git and mirror.git (both holding main), with
     git-hn's hooks installed: (alice, team, mirror)."""
-    team, mirror = tmp_path / "team.git", tmp_path / "mirror.git"
-    alice = make_repo(tmp_path / "alice")
-    for bare in (team, mirror):
-        git(tmp_path, "init", "-q", "--bare", str(bare))
-        git(alice, "push", "-q", str(bare), "main")
-    git(alice, "remote", "add", "origin", str(team))
-    git(alice, "fetch", "-q", "origin")
-    git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
-    git(alice, "remote", "set-url", "--add", "--push", "origin", str(team))
-    git(alice, "remote", "set-url", "--add", "--push", "origin", str(mirror))
+    bares, alice = push_urls_clone(tmp_path, "team", ("team", "mirror"))
+    team, mirror = bares["team"], bares["mirror"]
     git(alice, "config", "hn.prePush", mode)
     assert hn(alice, "init", "--name", "Alice").code == 0
     assert hn(alice, "hooks", "install").code == 0

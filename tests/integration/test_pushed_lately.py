@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import commit_on, fetch_here_push_there, git, hn, make_repo, shared_remote, wait_publication
+from helpers import (commit_on, fetch_here_push_there, git, hn, make_repo, push_urls_clone, shared_remote,
+                     wait_publication)
 
 UP_TO_DATE = "Synchronized with origin: up to date\n"
 COPY = "Synchronized with origin: promoted 1 stream (origin's copy of your own: nothing new came in)\n"
@@ -189,16 +190,7 @@ def test_a_push_to_two_push_urls_is_said_when_each_holds_it(tmp_path):
     """Two push URLs (a team repository, which is also the fetch URL, and its mirror): said as
     "to each of origin's push URLs" while each holds the tip the push gave it; once one of them
     holds something else, the bare words."""
-    team, mirror = tmp_path / "team.git", tmp_path / "mirror.git"
-    alice = make_repo(tmp_path / "alice")
-    for bare in (team, mirror):
-        git(tmp_path, "init", "-q", "--bare", str(bare))
-        git(alice, "push", "-q", str(bare), "main")
-    git(alice, "remote", "add", "origin", str(team))
-    git(alice, "fetch", "-q", "origin")
-    git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
-    for bare in (team, mirror):
-        git(alice, "remote", "set-url", "--add", "--push", "origin", str(bare))
+    _bares, alice = push_urls_clone(tmp_path, "team", ("team", "mirror"))
     assert hn(alice, "init", "--name", "Alice").code == 0
     assert hn(alice, "hooks", "install").code == 0
     assert hn(alice, "replication", "select", "--all").code == 0
