@@ -1,21 +1,18 @@
 """Questions about many objects that the persistent reader (``store.reader``) would answer slowly,
 each in processes of its own that ``store.git``'s runner (``git``: a ``store.git.Git``) delegates
-to, started in its directory and environment (``Git._listed_presence``, ``Git.read_bulk``).
+to, started in its directory and environment (``Git._listed_presence``).
 
 Owns: telling which of many object IDs a store holds by listing the whole store once
 (``listed_presence``, ``cat-file --batch-all-objects``: Git rescans its packs for every missing
 object it is asked about), when that is the cheaper way (``Git.LIST_FROM`` questions or more, a
-store at most ``Git.LIST_RATIO`` times their number, no alternates); and reading many objects'
-contents within a size bound, sizes first and then in bounded chunks (``read_bulk``). Trusts:
-the ``git`` found on PATH, and its listing only as object IDs compared with full lowercase ones
+store at most ``Git.LIST_RATIO`` times their number, no alternates). Trusts: the ``git`` found
+on PATH, and its listing only as object IDs compared with full lowercase ones
 (any other question, or an unusual answer, goes back to the caller's object-by-object way).
 """
 
 from __future__ import annotations
 
-from ..errors import GitError
 from .process import DEVNULL, PIPE, not_started, popen
-from .reader import object_name
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -60,38 +57,3 @@ def listed_presence(git, oids: list[str]) -> list[bool] | None:
     if proc.returncode != 0 or rest:
         return None
     return [o not in missing for o in oids]
-
-
-def read_bulk(git, names: list[str], max_size: int, chunk_bytes: int = 32 << 20):
-    """(type, size, content or None) per name; content is None above ``max_size``.
-
-    Sizes are learned first (one batch-check), then only objects within the bound are read,
-    in chunks of at most ``chunk_bytes``, so an oversize object is never read at all.
-    """
-    if len(names) < 64:  # few objects: the persistent batch process is cheaper than new ones
-        return git.read_objects_bounded(names, max_size)
-    infos = git.infos_bulk(names)
-    out: list = [None if info is None else (info[1], info[2], None) for info in infos]
-    todo = [i for i, info in enumerate(infos) if info is not None and info[2] <= max_size]
-    start = 0
-    while start < len(todo):
-        end, total = start, 0
-        while end < len(todo) and (end == start or total + infos[todo[end]][2] <= chunk_bytes):
-            total += infos[todo[end]][2]
-            end += 1
-        batch = todo[start:end]
-        data = b"".join(object_name(infos[i][0]) for i in batch)
-        proc = git.run(["cat-file", "--batch", "--buffer"], input=data)
-        if proc.returncode != 0:
-            raise GitError("git cat-file failed")
-        buf, pos = proc.stdout, 0
-        for i in batch:
-            nl = buf.index(b"\n", pos)
-            parts = buf[pos:nl].split(b" ")
-            if len(parts) != 3:
-                raise GitError("git cat-file answered unexpectedly")
-            size = int(parts[2])
-            out[i] = (parts[1].decode("ascii"), size, buf[nl + 1:nl + 1 + size])
-            pos = nl + 1 + size + 1
-        start = end
-    return out

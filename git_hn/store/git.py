@@ -8,7 +8,7 @@ read-only questions it will ask starts them first (``start_early``), so that Git
 overlaps with Python's imports; ``run`` with the same arguments collects the answer. Trusts: the
 ``git`` found on PATH. Does not trust: object names, ref names or paths from users or remotes
 (callers put ``--end-of-options`` before them; never interpreted here). Presence by listing a
-whole store, and chunked reads of many objects, are ``store.bulk_objects``' (with this runner).
+whole store is ``store.bulk_objects``' (with this runner).
 
 Every process runs with ``GIT_NO_REPLACE_OBJECTS=1`` (one who can write ``refs/replace/*`` must not
 substitute memory objects) and ``GIT_LITERAL_PATHSPECS=1`` (paths are bytes, never pathspec magic
@@ -411,12 +411,6 @@ class Git:
         from .bulk_objects import listed_presence
 
         return listed_presence(self, oids)
-
-    def read_bulk(self, names: list[str], max_size: int, chunk_bytes: int = 32 << 20):
-        """(type, size, content or None) per name, in chunks (``store.bulk_objects.read_bulk``)."""
-        from .bulk_objects import read_bulk
-
-        return read_bulk(self, names, max_size, chunk_bytes)
 
     def close(self) -> None:
         for b in (self._batch, self._check):
