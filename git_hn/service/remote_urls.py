@@ -90,7 +90,10 @@ def repository_key(url: str) -> str:
     from ..store.transport import is_local
 
     if is_local(url):
-        return "local " + _local_repository(url[len("file://"):] if url[:7].lower() == "file://" else url)
+        path = url[len("file://"):] if url[:7].lower() == "file://" else url
+        # (``~/r``, ``~alice/r``: a home directory's, which Git's receive-pack expands; taken from the
+        # hook's directory, a push to origin ``~/team.git``'s absolute path skipped its checks: f168)
+        return "local " + _local_repository(os.path.expanduser(path) if path.startswith("~") else path)
     scheme, sep, rest = url.partition("://")
     if sep:
         scheme = scheme.lower()

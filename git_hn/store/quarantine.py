@@ -373,7 +373,8 @@ class Quarantine:
         from .transport import NO_GIT_REPOSITORY, UNREADABLE_PATH, known_reason, local_path, unreadable_repository
 
         self.failure = known_reason(bytes(tail))
-        if self.failure == NO_GIT_REPOSITORY and is_local(url) and unreadable_repository(local_path(target)):
+        path = local_path(target) if self.failure == NO_GIT_REPOSITORY else ""  # ("" for a ~user with no home)
+        if path and unreadable_repository(path):
             self.failure = UNREADABLE_PATH  # (a path this user may not read, as the advertisement says: f160, f165)
         return "failed"
 
@@ -385,8 +386,11 @@ class Quarantine:
         relative local path (``git remote add origin ../team.git``) is relative to the directory
         Git works in there: the top of the working tree, or, where there is none (a bare
         repository, or inside the Git directory), the directory the command runs in. In this
-        quarantine it would name another path. Every other URL is returned as it is."""
-        if not is_local(url) or "://" in url or os.path.isabs(url):
+        quarantine it would name another path. One that starts with ``~`` (``~/team.git``,
+        ``~alice/team.git``) is a home directory's, wherever Git runs: Git's upload-pack expands it
+        (``enter_repo``; ``HOME`` is kept here), and joined to the top it named no repository
+        (f168). Every other URL is returned as it is."""
+        if not is_local(url) or "://" in url or os.path.isabs(url) or url.startswith("~"):
             return url
         if self._base is None:
             top = self.main.git.run(["rev-parse", "--show-toplevel"])

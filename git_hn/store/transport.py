@@ -292,11 +292,15 @@ def known_reason(stderr: bytes) -> str:
 
 def local_path(url: str) -> str:
     """The path a local ``url`` names (a path, ``~`` expanded as Git's ``enter_repo`` does it, or a
-    ``file://`` URL's), relative as given; "" for any other URL."""
+    ``file://`` URL's), relative as given; "" for any other URL, and for a ``~user`` that names
+    no user (Git finds no repository there, and looks in no directory: f168)."""
     if not url or not is_local(url):
         return ""
     path = url[len("file://"):] if _scheme(url, "://") is not None else url
-    return os.path.expanduser(path) if path.startswith("~") else path
+    if not path.startswith("~"):
+        return path
+    path = os.path.expanduser(path)
+    return "" if path.startswith("~") else path
 
 
 def unreadable_repository(path: str) -> bool:
