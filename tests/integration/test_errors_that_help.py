@@ -898,6 +898,31 @@ def test_a_reason_without_fixed_words_names_the_command_that_shows_it(inited, tm
     assert refs_snapshot(inited) == before
 
 
+def test_a_verbose_servers_message_and_a_long_url_leave_the_pointer_bounded(inited, tmp_path):
+    """f168 checked whether a remote's long words (a 5,000-character server error, a ``remote:``
+    line of 5,000 more) or a 5,000-character URL could make the advertisement's failure line
+    unbounded: the pointer repeats neither, only the remote's name (at most 128 characters, §3.2),
+    so the line is the same whatever the server says; the JSON error too."""
+    ssh = tmp_path / "verbose-ssh"
+    ssh.write_text("#!/bin/sh\nprintf 'ERROR: %05000d\\n' 0 >&2\nprintf 'remote: %05000d\\n' 1 >&2\nexit 1\n")
+    ssh.chmod(0o755)
+    name = "r" * 128
+    url = f"ssh://example.invalid/{'p' * 5000}.git"
+    git(inited, "remote", "add", name, url)
+    git(inited, "config", "core.sshCommand", str(ssh))
+    before = refs_snapshot(inited)
+    line = (f"git-hn: import phase failed (publication phase completed): replication advertisement failed for "
+            f"remote {name}; git ls-remote {name} shows Git's own message")
+    r = hn(inited, "sync", name)
+    assert r.code == 1 and r.err.splitlines()[-1] == line, r.err
+    assert max(len(x) for x in r.out.splitlines() + r.err.splitlines()) == len(line) < 700
+    doc = json.loads(hn(inited, "sync", name, "--json").out)
+    assert doc["error"] == line[len("git-hn: "):]
+    for said in ("0" * 100, "p" * 100):
+        assert said not in r.out + r.err + json.dumps(doc)
+    assert refs_snapshot(inited) == before
+
+
 def test_input_documents_an_agent_gets_wrong_say_what_to_change(inited):
     """From an agents audit: a missing kind read as "unsupported", a blank topic as a size bound,
     and a handoff list at the top level as a bare unknown field."""
