@@ -243,7 +243,7 @@ def _push(repo, *args) -> None:
 
 def test_every_other_json_answer_is_documented_key_by_key(tmp_path):
     """The commands the page left out, run for real: Alice, Bob and Carol share a bare remote.
-    Every documented table's optional rows are met (a held stream by each of the three ways a
+    Every documented table's optional rows are met (a held stream by each of the four ways a
     ``heldBack`` entry has, an outcome by most ways its optional keys are filled)."""
     seen = Seen()
     # version, and identity public while HEAD is unborn (trustAtHead.commit is null)
@@ -292,8 +292,8 @@ def test_every_other_json_answer_is_documented_key_by_key(tmp_path):
     assert hn(a, "replication", "select", "--memory", bobs["stream"], "--max-objects", "1").code == 0
     assert [o["status"] for o in _sync(seen, a, code=1)["outcomes"]] == ["over-budget"]
 
-    # Bob holds three streams back: an anchor amended away (the amended commit makes the same
-    # change), a retraction citing that memory, and an anchor only another remote's branch has
+    # Bob holds four streams back: an anchor amended away (the amended commit makes the same
+    # change), a retraction citing that memory, an anchor only another remote's branch has
     x = commit_on(b, None, "x.txt")
     held = record(b, content="decided at x")
     git(b, "commit", "-q", "--amend", "-m", "x.txt", "-m", "A body, added by the amend.")
@@ -305,8 +305,13 @@ def test_every_other_json_answer_is_documented_key_by_key(tmp_path):
     _push(b, "fork", "side")
     git(b, "checkout", "-q", "main")
     git(b, "branch", "-q", "-D", "side")
+    # and (f170) one anchored on his main, which Alice's push leaves behind origin/main once fetched
+    record(b, "--stream", "label:behind", content="decided at the amended x")
+    commit_on(a, None, "w.txt")
+    _push(a, "origin", "main")
+    git(b, "fetch", "-q", "origin")
     doc = _sync(seen, b, code=1)
-    assert len(doc["heldBack"]) == 3, doc
+    assert len(doc["heldBack"]) == 4, doc
     seen.all_seen(HELD)
     # reanchor moves the memory and the retraction citing it; --drop discards another
     moved = _command(seen, _doc(b, "memory", "reanchor", x, "HEAD"), REANCHOR)

@@ -641,7 +641,8 @@ class SyncResult:
             doc["heldBack"] = [{"ref": h.ref, "memoryId": h.memory, "commit": h.commit, "waiting": h.waiting,
                                 "discarded": h.discarded, **({"cites": h.cites} if h.cites else {}),
                                 **({"elsewhere": True} if h.elsewhere else {}),
-                                **({"sameChange": h.successor} if h.successor else {})}
+                                **({"sameChange": h.successor} if h.successor else {}),
+                                **({"behind": {"branch": h.behind[0], "remoteTracking": h.behind[1]}} if h.behind else {})}
                                for h in _per_stream(self.held)]
         if self.publication_off:  # git-hn: remote.<name>.hnPublish is false (not "nothing to publish")
             doc["publicationOff"] = True
