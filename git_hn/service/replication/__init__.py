@@ -219,6 +219,10 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
             result.other_format = exc.other_format
         except ConflictError as exc:
             result.publication_error = exc.message
+        if any(h.behind or h.where for h in result.held):  # (f170: "the memory follows that push" only with hooks)
+            from ..hooks_here import unhooked
+
+            result.held[:] = unhooked(repo, result.held)
         if result.sent or result.publication_error:  # the remote's advertisement moved (or may have):
             rstate.forget_quiet(repo, remote, served=False)  # its quiet record no longer matches (the
             # import's ``served`` mark stands: what was published is this clone's own). ``published``

@@ -45,6 +45,7 @@ class Held(NamedTuple):
     unmapped: bool = False  # or: no fetch refspec maps the remote's branches (a bare clone: ``remote_branches``)
     absent: bool = False  # (discarded:) the commit is not in this clone at all (``git gc`` pruned it)
     behind: tuple = ()  # or: (a local branch that contains it, the remote-tracking branch it is behind) (``refused_branches``)
+    unhooked: bool = False  # (where, behind:) git-hn's hooks do not run here: no push carries it (``hooks_here``)
 
     def line(self, remote: str) -> str:
         """What a person reads about it (``git hn sync`` and the pre-push hook); every name inside a
@@ -116,15 +117,24 @@ class Held(NamedTuple):
                     f"remote.{remote}.fetch maps its branches (a bare clone?): push a branch that contains it, "
                     f"then git hn sync {remote}; to track them, git config --add remote.{remote}.fetch {spec} "
                     f"&& git fetch {remote}")
+        # (f170: "the memory follows that push" only where git-hn's hooks run: ``unhooked``)
+        unhooked = "without git-hn's hooks, which git hn hooks install installs here,"
+        if self.where and self.unhooked:
+            return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
+                    f"contains it to {remote}, then git hn sync {remote}; {unhooked} the push does not carry the "
+                    "memory)")
         if self.where:  # (that URL was asked: no fetch makes it true)
             return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
                     f"contains it to {remote}: the memory follows that push, or git hn sync {remote})")
         if self.behind:  # (f166: that branch was pushed, and Git refused it as a non-fast-forward)
             branch = self.behind[0].removeprefix("refs/heads/")
+            then = (f", then git hn sync {remote}, which names the git hn memory reanchor that moves the memory to "
+                    f"the rebased commit; {unhooked} neither the rebase nor the push carries it)"
+                    if self.unhooked else f"; the memory follows that push, or git hn sync {remote})")
             return (f"Publication {what}: {waiting} until commit {commit} is on {remote} (branch {branch} "
                     f"contains it but is behind {self.behind[1].removeprefix('refs/remotes/')}, so Git refuses "
                     f"its push: on that branch, git pull --rebase {remote} {quote(branch)}, then git push {remote} "
-                    f"{quote(branch)}; the memory follows that push, or git hn sync {remote})")
+                    f"{quote(branch)}{then}")
         return (f"Publication {what}: {waiting} until commit {commit} is on {remote} (push a branch "
                 f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")
 
