@@ -59,3 +59,15 @@ def refspec_star(pattern: str, ref: str) -> str | None:
     if len(ref) >= len(head) + len(tail) and ref.startswith(head) and ref.endswith(tail):
         return ref[len(head):len(ref) - len(tail)]
     return None
+
+
+def tracking_ref(ref: str, remote: str, specs: list[str]) -> str | None:
+    """The remote-tracking ref the first of ``specs`` (fetch refspecs) that maps ``ref`` under
+    ``refs/remotes/<remote>/`` names for it, or None (what Git decides a non-fast-forward push of
+    ``ref`` from: ``refused_branches``, and the record's hint, ``unpushed``)."""
+    for spec in specs:
+        src, sep, dst = spec.lstrip("+").partition(":")
+        star = refspec_star(src, ref) if sep and src.count("*") == dst.count("*") else None
+        if star is not None and dst.replace("*", star).startswith(f"refs/remotes/{remote}/"):
+            return dst.replace("*", star)
+    return None

@@ -120,13 +120,14 @@ def _earlier(repo: Repo, remote: str, env, commit: str) -> list[tuple[str, str]]
 
 
 def _missing(repo: Repo, anchors: list[str], tips: list[str],
-             cited: list[str] = ()) -> tuple[set[str], set[str]] | None:
+             cited: list[str] = (), graph: dict | None = None) -> tuple[set[str], set[str]] | None:
     """Of ``anchors`` and ``cited`` (``git:`` evidence commits), those no tip in ``tips`` reaches,
     and of those cited, the ones a missing anchor carries (its push does: no warning): an anchor
     cited itself, without a walk, and one a missing anchor reaches. One ``rev-list``, bounded in
     time, only when there are tips (``--parents`` only for a cited commit that is no anchor: one
     no tip reaches is reached from an anchor only through commits no tip reaches, all in its
-    answer). None when Git could not answer in time (nothing is said then). With no tips every
+    answer; ``graph``, when given, gets that answer's commits and their parents: ``_behind`` reads
+    it). None when Git could not answer in time (nothing is said then). With no tips every
     one is missing and no walk is made (a review: the whole history walked, past its bound in a
     long one, and the timeout said the anchor cited was on no branch): a cited commit that is no
     anchor is then warned of, as before any was counted carried."""
@@ -137,7 +138,7 @@ def _missing(repo: Repo, anchors: list[str], tips: list[str],
     far = set(cited) - direct
     if not todo or not tips:
         return set(todo), direct
-    argv = ["rev-list", "--parents", "--stdin"] if far else ["rev-list", "--stdin"]
+    argv = ["rev-list", "--parents", "--stdin"] if far or graph is not None else ["rev-list", "--stdin"]
     try:
         walk = repo.git.run(argv, timeout=WALK_SECONDS,
                             input=("".join(f"{a}\n" for a in todo) + "".join(f"^{t}\n" for t in tips)).encode())
@@ -147,6 +148,8 @@ def _missing(repo: Repo, anchors: list[str], tips: list[str],
         return None
     parents = {line.split()[0]: line.split()[1:] for line in lines_of(walk.stdout.decode("ascii", "replace"))}
     missing = set(todo) & set(parents)
+    if graph is not None:
+        graph.update(parents)
     return missing, direct | _carried(parents, missing & set(anchors), missing & far)
 
 
@@ -216,7 +219,8 @@ def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list 
     tips = _tips(repo, remote, listing.stdout.decode("utf-8", "surrogateescape"))
     earlier = _earlier(repo, remote, env, result.commit) or []
     cited = _evidence_commits(repo, env.record.evidence) if evidence is not None else []
-    walked = _missing(repo, [a for _m, a in earlier] + [anchor], tips, cited)
+    graph: dict[str, list[str]] = {}  # (the walk's commits and parents: ``_behind``)
+    walked = _missing(repo, [a for _m, a in earlier] + [anchor], tips, cited, graph)
     if walked is None:
         return None
     missing, carried = walked
@@ -230,7 +234,9 @@ def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list 
         return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1, tracked, again)
     if anchor not in missing:
         return None
-    return _held_by_own(repo, env, remote, anchor, tracked, again)
+    answers = (publish.stdout.decode("utf-8", "surrogateescape"), listing.stdout.decode("utf-8", "surrogateescape"),
+               graph)
+    return _held_by_own(repo, env, remote, anchor, tracked, again, answers)
 
 
 def _evidence_commits(repo: Repo, evidence) -> list[str]:
@@ -306,22 +312,67 @@ def _push_branch(remote: str, branch: str, tracked: bool = True) -> str:
     return f"branch {branch}: git push {quote(remote)} {quote(branch)}; {_fetch_or_track(remote, 'it', tracked)}"
 
 
-def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again: list | None = None) -> str:
+def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again: list | None = None,
+                 answers: tuple = ("", "", {})) -> str:
+    """The hint when the memory's own anchor holds it back; ``answers``: the configuration, the
+    remote-tracking refs and the walk that ``waits_hint`` read (``_behind``)."""
     from shlex import quote
 
     from ..core.gostr import short_id
 
     branch = _current_branch(repo, anchor)
-    if branch:
+    behind = _behind(repo, remote, branch, *answers) if branch and tracked else ""
+    push = f"git push {quote(remote)} {quote(branch)}"
+    if behind:  # (f170: the push this hint named is refused as a non-fast-forward)
+        push = f"git pull --rebase {quote(remote)} {quote(branch)}, then {push}"
+        how = f"branch {branch} is behind {behind}, so Git refuses its push: {push}"
+    elif branch:
         how = _push_branch(remote, branch, tracked)
     else:
         how = f"push a branch that contains it, {_fetch_or_track(remote, 'one', tracked)}"
     if again is not None:
         again.append((f"publication of stream {short_id(env.stream)} to {remote} still waits until commit "
-                      f"{anchor[:12]} is pushed",
-                      f"git push {quote(remote)} {quote(branch)}" if branch else "push a branch that contains it"))
+                      f"{anchor[:12]} is pushed", push if branch else "push a branch that contains it"))
     return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
             f"pushed ({how}): later memories of this stream wait behind it")
+
+
+def _behind(repo: Repo, remote: str, branch: str, config: str, listing: str, graph: dict) -> str:
+    """``branch``'s remote-tracking branch (``origin/main``), the current branch, when it is no
+    ancestor of HEAD: a push of the branch is refused as a non-fast-forward (``refused_branches``
+    tells the same for a sync); "" otherwise, or when Git could not answer in time. No Git process
+    when it has no remote-tracking branch, or the walk ``waits_hint`` made (``graph``) passes from
+    HEAD through a commit whose parent is its tip (a branch committed on since it was fetched or
+    pulled); else one ``merge-base --is-ancestor``, bounded in time."""
+    from ..core.remotes import tracking_ref
+    from ..errors import HnError
+
+    specs = [spec.strip() for name, _sp, spec in (line.partition(" ") for line in lines_of(config))
+             if name == f"remote.{remote}.fetch"]
+    tracking = tracking_ref(f"refs/heads/{branch}", remote, specs)
+    there = next((oid for oid, _sp, ref in (line.partition(" ") for line in lines_of(listing)) if ref == tracking),
+                 None) if tracking else None
+    head = repo.head_commit()
+    if not there or there == head or _reaches(graph, head, there):
+        return ""
+    try:
+        proc = repo.git.run(["merge-base", "--is-ancestor", there, head], timeout=WALK_SECONDS)
+    except HnError:  # (no answer in time: the words are the usual ones)
+        return ""
+    return tracking.removeprefix("refs/remotes/") if proc.returncode == 1 else ""
+
+
+def _reaches(graph: dict[str, list[str]], start: str, target: str) -> bool:
+    """Whether ``target`` is a parent of a commit ``graph`` reaches from ``start`` through parents."""
+    seen, todo = {start}, [start]
+    while todo:
+        for parent in graph.get(todo.pop(), ()):
+            if parent == target:
+                return True
+            if parent not in seen:
+                seen.add(parent)
+                todo.append(parent)
+    return False
 
 
 def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiting: int, tracked: bool,

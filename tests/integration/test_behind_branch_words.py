@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import subprocess
+from pathlib import Path
 
 from helpers import (commit_on, fetch_here_push_there, git, git_processes, hn, hn_proc, push_waited, recall_json,
-                     shared_remote)
+                     shared_remote, wait_publication)
 
 
 def _record(repo, content: str, *args):
@@ -77,11 +78,11 @@ def test_sync_says_the_memory_follows_the_push_only_where_the_hooks_run(tmp_path
     Without them, no push publishes the memory and ``git pull --rebase`` leaves it on the old
     commit: the line says to sync after the push, which names the reanchor; followed as said,
     the memory is published on the rebased commit."""
-    _remote, hooked, anchor = _bob_refused(tmp_path / "hooked", hooks=True)
+    _remote, hooked, _anchor = _bob_refused(tmp_path / "hooked", hooks=True)
     (line,) = _held(hn(hooked, "sync", "origin").out)
-    assert line.endswith(f"is on origin (branch main contains it but is behind origin/main, so Git refuses its "
-                         f"push: on that branch, git pull --rebase origin main, then git push origin main; the "
-                         f"memory follows that push, or git hn sync origin)"), line
+    assert line.endswith("is on origin (branch main contains it but is behind origin/main, so Git refuses its "
+                         "push: on that branch, git pull --rebase origin main, then git push origin main; the "
+                         "memory follows that push, or git hn sync origin)"), line
 
     remote, bob, anchor = _bob_refused(tmp_path / "plain", hooks=False)
     before = git(remote, "for-each-ref")
@@ -129,7 +130,7 @@ def test_a_push_urls_line_says_the_memory_follows_the_push_only_where_the_hooks_
         assert synced.code == 0, synced.err
         (line,) = _held(synced.out)
         if hooks:
-            assert line.endswith(f"is on origin's push URL (push a branch that contains it to origin: the memory "
+            assert line.endswith("is on origin's push URL (push a branch that contains it to origin: the memory "
                                  "follows that push, or git hn sync origin)"), line
             continue
         assert line.endswith(f": 1 memory waits until commit {commit[:12]} is on origin's push URL (push a branch "
@@ -140,3 +141,68 @@ def test_a_push_urls_line_says_the_memory_follows_the_push_only_where_the_hooks_
         again = hn(alice, "sync")
         assert again.code == 0 and not _held(again.out), again.out
         assert git(fork, "for-each-ref", "refs/hn/memory/")
+
+
+def _hint(err: str) -> list[str]:
+    return [x for x in err.splitlines() if "waits until commit" in x]
+
+
+def test_record_hint_says_to_pull_before_pushing_a_branch_behind_its_remote(tmp_path):
+    """(f170) ``memory record``'s hint said "branch main: git push origin main" while main was
+    behind origin/main: Git refuses that push as a non-fast-forward. It names the pull first;
+    followed as said (hooks installed), the memory is published on the rebased commit. Not
+    behind, the hint is as before."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    for repo in (alice, bob):
+        assert hn(repo, "hooks", "install").code == 0
+    first = commit_on(bob, None, "first.txt")
+    r = _record(bob, "on Bob's first commit")
+    assert _hint(r.err) and _hint(r.err)[0].endswith(
+        f"waits until commit {first[:12]} is pushed (branch main: git push origin main; or git fetch origin if it is "
+        "there already): later memories of this stream wait behind it"), r.err
+    commit_on(alice, None, "alice.txt")
+    assert push_waited(alice, "-q", "origin", "main").returncode == 0
+    git(bob, "fetch", "-q", "origin")
+    anchor = commit_on(bob, None, "bob.txt")
+    (Path(bob) / ".git" / "hn" / "hints-said-v0").unlink(missing_ok=True)  # (said in full again)
+    r = _record(bob, "Bob decided on his commit", "--stream", "label:second")
+    (line,) = _hint(r.err)
+    assert line.endswith(f"waits until commit {anchor[:12]} is pushed (branch main is behind origin/main, so Git "
+                         "refuses its push: git pull --rebase origin main, then git push origin main): later "
+                         "memories of this stream wait behind it"), line
+    again = _hint(_record(bob, "and again", "--stream", "label:second").err)
+    assert again and "(git pull --rebase origin main, then git push origin main; said in full" in again[0], again
+    command = re.search(r"refuses its push: (git pull .*), then (git push .*)\): later", line)
+    for each in command.groups():  # the advice, pasted into a shell, works
+        done = subprocess.run(["sh", "-c", each], cwd=bob, capture_output=True, text=True)
+        wait_publication(bob)
+        assert done.returncode == 0, (each, done.stderr)
+    head = git(bob, "rev-parse", "HEAD")
+    assert git(remote, "rev-parse", "main") == head
+    synced = hn(bob, "sync", "origin")
+    assert synced.code == 0 and not _held(synced.out), synced.out
+    assert len(git(remote, "for-each-ref", "refs/hn/memory/").splitlines()) == 2  # (both streams published)
+
+
+def test_record_hint_asks_git_nothing_more_unless_the_branch_is_behind(tmp_path):
+    """(f170; record's fixed cost, issue 11) On a branch committed on since it was fetched, the
+    hint's walk already shows the remote-tracking tip is an ancestor of HEAD: no Git process more
+    than before (one ``rev-list``, no ``merge-base``). Behind, one ``merge-base --is-ancestor``."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    commit_on(bob, None, "one.txt")
+    commit_on(bob, None, "two.txt")
+    for behind in (False, True):
+        if behind:
+            commit_on(alice, None, "alice.txt")
+            git(alice, "push", "-q", "origin", "main")
+            git(bob, "fetch", "-q", "origin")
+            commit_on(bob, None, "three.txt")
+        (Path(bob) / ".git" / "hn" / "hints-said-v0").unlink(missing_ok=True)
+        trace = tmp_path / f"trace-{behind}"
+        trace.mkdir()
+        r = hn_proc(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+                    "--content", f"behind {behind}", "--stream", f"label:s{int(behind)}", env={"GIT_TRACE2_EVENT": str(trace)})
+        assert r.code == 0
+        assert (b"is behind origin/main" in r.err_bytes) is behind, r.err_bytes
+        runs = [argv[0] for argv in git_processes(trace)]
+        assert runs.count("rev-list") == 1 and runs.count("merge-base") == (1 if behind else 0), runs

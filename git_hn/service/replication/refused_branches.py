@@ -24,7 +24,7 @@ published.
 from __future__ import annotations
 
 from ...core.lines import lines_of
-from ...core.remotes import refspec_star
+from ...core.remotes import tracking_ref
 from ...store.repo import Repo
 
 
@@ -69,7 +69,7 @@ def behind_remote(repo: Repo, remote: str, specs: list[str], commits: set[str]) 
     apart = {}  # local branch -> (its tip, its remote-tracking branch, that one's tip), where they differ
     for ref, tip in tips.items():
         if ref.startswith("refs/heads/"):
-            tracking = _tracking(ref, remote, specs) or ""
+            tracking = tracking_ref(ref, remote, specs) or ""
             there = tips.get(tracking)
             if there and there != tip:
                 apart[ref] = (tip, tracking, there)
@@ -90,13 +90,3 @@ def behind_remote(repo: Repo, remote: str, specs: list[str], commits: set[str]) 
                 break
     return refused
 
-
-def _tracking(ref: str, remote: str, specs: list[str]) -> str | None:
-    """The remote-tracking ref the first of ``specs`` that maps ``ref`` under
-    ``refs/remotes/<remote>/`` names for it, or None."""
-    for spec in specs:
-        src, sep, dst = spec.lstrip("+").partition(":")
-        star = refspec_star(src, ref) if sep and src.count("*") == dst.count("*") else None
-        if star is not None and dst.replace("*", star).startswith(f"refs/remotes/{remote}/"):
-            return dst.replace("*", star)
-    return None
