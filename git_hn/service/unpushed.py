@@ -13,7 +13,9 @@ remote's tracking refs, the ``hnPublish`` settings and fetch refspecs: ``pruned_
 from those when a refspec writes the memory refs, as a mirror clone's does), the last two only
 once ``git remote`` names one when the repository's configuration names none; nothing more when
 the anchor is one of that remote's tips; else one ``rev-list`` (bounded in time: the hint is advice) and, only when the hint
-is given and the anchor is not HEAD, one ``merge-base --is-ancestor`` to name the current branch.
+is given and the anchor is not HEAD, one ``merge-base --is-ancestor`` to name the current branch;
+when that branch has a remote-tracking branch the walk does not show under HEAD, one more to tell
+whether it is behind (f170: the push the hint named is then refused; ``_behind``).
 The earlier memories of the stream that remote was not given are read from the verified state
 and the publication journal (no Git process); their anchors join that one ``rev-list``, and when
 the first of them that is not on the remote holds this one back (a team trial: a decision on main
