@@ -162,8 +162,9 @@ def who(name: str, actor: str, room: int | None = None, least: int = 4) -> Text:
     return out
 
 
-def labelled(label: str, value, style: str | None = None, pad: int = 10) -> Text:
-    """``Label     value``: the label padded to ``pad`` columns (at least one space after it)."""
+def labelled(label: str, value, style: str | None = None, *, pad: int) -> Text:
+    """``Label  value``: the label padded to ``pad`` columns (at least one space after it); a
+    block's ``pad`` is its ``label_column``."""
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(label.ljust(pad) if len(label) < pad else label + " ", style=LABEL)
     if isinstance(value, Text):
@@ -171,6 +172,13 @@ def labelled(label: str, value, style: str | None = None, pad: int = 10) -> Text
     else:
         out.append(value, style=style)
     return out
+
+
+def label_column(*labels: str) -> int:
+    """The one rule for a block of labelled lines (``show``, what an append wrote, an import, an
+    identity): one space after its longest label, so every value starts in one column. (Before
+    f171 each view had its own width: 9 for ``show``, 10 for ``record``, 11 for ``supersede``.)"""
+    return max(len(label) for label in labels) + 1
 
 
 def beside(screen: Screen, label: str, value, pad: int, least: int, style: str | None = None) -> None:
@@ -429,7 +437,7 @@ def _show_pad(doc: dict) -> int:
         labels.append(TARGET_LABEL.get(env["operation"], "Target"))
     proj = doc.get("projection") or {}
     labels += [label for key, label in RELATION_LABEL if proj.get(key)]
-    return max(len(label) for label in labels) + 1
+    return label_column(*labels)
 
 
 RELATION_LABEL = (("successors", "Superseded by"), ("retractions", "Retracted by"),
@@ -495,8 +503,7 @@ def result(memory_id: str, env, replayed: bool = False, no_color: bool = False,
     kind = env.record.kind if env.record is not None else (inert(env.reason) if env.reason else "")
     screen.line(span((VERB.get(env.operation, "Appended"), "bold"), (short_id(memory_id), ID),
                      (kind, KIND if env.record is not None else "")))
-    # one column for every value: ``Challenges`` and ``Supersedes`` fill the usual 10
-    pad = max(10, len(TARGET_LABEL.get(env.operation, "Target")) + 1) if env.target else 10
+    pad = label_column("Author", "Stream", *((TARGET_LABEL.get(env.operation, "Target"),) if env.target else ()))
     if env.target:
         screen.line(labelled(TARGET_LABEL.get(env.operation, "Target"), short_id(env.target), ID, pad=pad))
     screen.line(labelled("Author", who(env.actor_name, env.actor, screen.width - pad), pad=pad))
@@ -515,6 +522,7 @@ def imported(result, name: str, no_color: bool = False, columns: int | None = No
     """What ``memory import`` appended, in ``result``'s layout: the count, the new short IDs,
     the author (``name``: the signed one) and the stream; a replay says nothing was appended."""
     screen = Screen(no_color, columns)
+    pad = label_column("New", "Author", "Stream")
     new = [line.memory_id for line in result.lines if not line.replayed]
     present = len(result.lines) - len(new)
     if new:
@@ -525,13 +533,13 @@ def imported(result, name: str, no_color: bool = False, columns: int | None = No
         more = len(new) - IMPORTED_SHOWN
         flow(screen, [*((short_id(i), ID) for i in new[:IMPORTED_SHOWN]), (f"and {more} more" if more > 0 else "",
                                                                            LABEL)],
-             lead=labelled("New", ""))
+             lead=labelled("New", "", pad=pad))
     else:
         n = len(result.lines)
         screen.line(Text(f"Replayed: {'the draft is' if n == 1 else f'all {n} drafts are'} already in the "
                          "stream; nothing appended", style="yellow"))
-    screen.line(labelled("Author", who(name, result.actor, screen.width - 10)))
-    screen.line(labelled("Stream", short_id(result.stream)))
+    screen.line(labelled("Author", who(name, result.actor, screen.width - pad), pad=pad))
+    screen.line(labelled("Stream", short_id(result.stream), pad=pad))
     return screen.text()
 
 
@@ -561,7 +569,7 @@ def identities(rows, no_color: bool = False, columns: int | None = None) -> str:
 
 def identity(ident, which: str, no_color: bool = False) -> str:
     screen = Screen(no_color)
-    pad = 11  # "Public key" and "Full actor" are 10 wide: every value starts in one column
+    pad = label_column("Name", "Actor", "Full actor", *(("Public key",) if which == "public" else ()))
     screen.line(labelled("Name", Text(inert(ident.name), style=NAME), pad=pad))
     screen.line(labelled("Actor", short_id(ident.actor), ID, pad=pad))
     if which == "public":

@@ -326,7 +326,7 @@ def test_record_results_on_a_terminal(tmp_path, columns):
     lines = _screen(out, columns)
     _readable("\n".join(lines))
     first = re.fullmatch(r"Recorded ([0-9a-f]{12}) decision", lines[0])
-    assert first and lines[1].startswith("Author    Bob [i]Builder[/i] (")
+    assert first and lines[1].startswith("Author Bob [i]Builder[/i] (")  # one space after "Author" (f171)
     mid = hn(repo, "memory", "show", first.group(1), "--json").json()["memoryId"]
     out = _pty(repo, columns, "memory", "supersede", _short(mid), "--content", "second")
     lines = _screen(out, columns)
@@ -335,7 +335,7 @@ def test_record_results_on_a_terminal(tmp_path, columns):
     new = hn(repo, "memory", "recall", "--json", "--include-untrusted").json()["memories"][0]["id"]
     lines = _screen(_pty(repo, columns, "memory", "retract", _short(new), "--reason", "obsolete",
                          "--no-color"), columns)
-    assert re.fullmatch(r"Retracted with [0-9a-f]{12} obsolete", lines[0]) and lines[1] == f"Retracts  {_short(new)}"
+    assert re.fullmatch(r"Retracted with [0-9a-f]{12} obsolete", lines[0]) and lines[1] == f"Retracts {_short(new)}"
     _readable("\n".join(lines))
 
 

@@ -45,12 +45,12 @@ def test_import_and_a_repeated_challenge_print_the_terminal_layout(tmp_path):
     drafts.write_text(line)
     lines = _pty(repo, "memory", "import", str(drafts))
     assert lines[0] == "Imported 1 memory", lines
-    assert re.fullmatch(r"New       [0-9a-f]{12}", lines[1]), lines
-    assert lines[2].startswith("Author    Bob (") and re.fullmatch(r"Stream    [0-9a-f]{12}", lines[3]), lines
+    assert re.fullmatch(r"New    [0-9a-f]{12}", lines[1]), lines
+    assert lines[2].startswith("Author Bob (") and re.fullmatch(r"Stream [0-9a-f]{12}", lines[3]), lines
     assert not FULL_ID.search("\n".join(lines))
     lines = _pty(repo, "memory", "import", str(drafts))
     assert lines[0] == "Replayed: the draft is already in the stream; nothing appended", lines
-    assert lines[1].startswith("Author    Bob (") and not FULL_ID.search("\n".join(lines))
+    assert lines[1].startswith("Author Bob (") and not FULL_ID.search("\n".join(lines))
     # piped: the documented lines, unchanged
     piped = hn(repo, "memory", "import", str(drafts))
     assert piped.out.startswith("Stream: sha256:") and piped.out.endswith(
@@ -163,3 +163,39 @@ def test_challenge_and_retract_help_say_what_allow_secret_shaped_checks(tmp_path
                "--reason)" in text, text
     r = hn(repo, "memory", "challenge", decision, "--reason", "outdated", "--allow-secret-shaped", "--json")
     assert r.code == 0 and r.json()["memoryId"].startswith("sha256:")
+
+
+def _column(lines: list[str], labels: tuple[str, ...]) -> set[int]:
+    """Where the value starts on each line that begins with one of ``labels``."""
+    found = [line for line in lines if line.split(" ")[0] in labels or line.startswith(labels)]
+    assert found, lines
+    return {len(line) - len(line[len(label):].lstrip(" ")) for line in found
+            for label in labels if line.startswith(label + " ")}
+
+
+def test_every_labelled_block_aligns_one_space_after_its_longest_label(tmp_path):
+    """f171: ``show`` put its values in column 9, ``record`` in 10 and ``supersede`` in 11. One rule
+    now (``terminal.label_column``): each block's values start one space after its own longest
+    label; the piped lines (CONTRACT §7.14, one space after the colon) are unchanged."""
+    repo, decision = _two_actors(tmp_path)
+    lines = _pty(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+                 "--content", "bob's")
+    assert _column(lines[1:], ("Author", "Stream", "Anchor")) == {len("Author ")}, lines
+    own = hn(repo, "memory", "recall", "--json", "--include-untrusted").json()["memories"]
+    own = next(m["id"] for m in own if m["id"] != decision)
+    lines = _pty(repo, "memory", "supersede", own[7:19], "--content", "bob's, again")
+    assert _column(lines[1:], ("Supersedes", "Author", "Stream", "Anchor")) == {len("Supersedes ")}, lines
+    lines = _pty(repo, "memory", "challenge", decision[7:19], "--reason", "outdated")
+    assert _column(lines[1:], ("Challenges", "Author", "Stream")) == {len("Challenges ")}, lines
+    newest = hn(repo, "memory", "recall", "--json", "--include-untrusted").json()["memories"]
+    newest = next(m["id"] for m in newest if m["id"] not in (decision, own))
+    lines = _pty(repo, "memory", "retract", newest[7:19], "--reason", "obsolete")
+    assert _column(lines[1:], ("Retracts", "Author", "Stream")) == {len("Retracts ")}, lines
+    lines = _pty(repo, "memory", "show", decision[7:19])
+    lines = lines[next(i for i, line in enumerate(lines) if re.match(r"Memory +[0-9a-f]{12}", line)):]  # (the warning)
+    assert _column(lines, ("Memory", "Author", "Signed", "Stream", "Stored", "Anchor", "Evidence", "Challenged by",
+                           "Full ID")) == {len("Challenged by ")}, lines
+    lines = _pty(repo, "identity", "show")
+    assert _column(lines, ("Name", "Actor", "Full actor")) == {len("Full actor ")}, lines
+    piped = hn(repo, "memory", "retract", own, "--reason", "obsolete").out.splitlines()
+    assert [line.split(" ")[0] for line in piped] == ["Memory:", "Stream:", "Actor:"], piped
