@@ -237,7 +237,10 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
                 publishable.append(ref)
     problems = [p for _r, p in sorted(found, key=lambda f: f[0])]
     for line in _held_for_good(repo, remote, {r: anchors.get(r, []) for r in publishable}, data, specs):
-        sys.stderr.write(f"git-hn: {line}\n")  # a warning: the push itself may go on
+        # a warning: the push itself may go on. Sync's stdout line (``Publication of stream …``),
+        # after ``git-hn: `` lowercase as every sentence there (the record's hint: ``publication of
+        # stream …``; f171: the hook's began with a capital)
+        sys.stderr.write(f"git-hn: {line[:1].lower() + line[1:]}\n")
     from .replication import lost
 
     # (nothing asked while none is remembered; the remote's keep branches within the hook's bound)

@@ -2012,8 +2012,11 @@ def test_a_push_says_when_a_stream_waits_for_a_branch_not_pushed_yet(clones):
     pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True)
     assert pushed.returncode == 0
     ref = f"refs/hn/memory/{held['actor']}/{held['stream'][7:]}"
-    assert (f"git-hn: Publication of stream {ref[-64:][:12]}: 2 memories wait until commit {side[:12]} is on origin (push a branch that "
+    assert (f"git-hn: publication of stream {ref[-64:][:12]}: 2 memories wait until commit {side[:12]} is on origin (push a branch that "
             "contains it") in pushed.stderr, pushed.stderr
+    # after "git-hn: " lowercase, as the record's hint says it (f171: the hook's began "Publication");
+    # sync's own stdout line keeps its capital (test_reanchor)
+    assert not [x for x in pushed.stderr.splitlines() if x.startswith("git-hn: ") and x[8:9].isupper()], pushed.stderr
     wait_publication(a)
     pushed = subprocess.run(["git", "push", "-q", "origin", "side"], cwd=a, capture_output=True, text=True)
     assert pushed.returncode == 0 and "wait" not in pushed.stderr, pushed.stderr
@@ -2041,7 +2044,7 @@ def test_a_push_to_a_branch_a_single_branch_clone_does_not_track_says_how_to_tra
     ref = f"refs/hn/memory/{r.json()['actor']}/{r.json()['stream'][7:]}"
     pushed = subprocess.run(["git", "push", "-q", "-u", "origin", "fix"], cwd=b, capture_output=True, text=True)
     assert pushed.returncode == 0
-    assert (f"git-hn: Publication of stream {ref[-64:][:12]}: 1 memory waits until commit {fix[:12]} is on a branch of origin this clone "
+    assert (f"git-hn: publication of stream {ref[-64:][:12]}: 1 memory waits until commit {fix[:12]} is on a branch of origin this clone "
             "tracks: this push sends it to refs/heads/fix, which remote.origin.fetch does not map (a single-branch "
             "clone?); git remote set-branches --add origin fix and git fetch origin track it, then git hn sync "
             "origin") in pushed.stderr, pushed.stderr

@@ -66,7 +66,7 @@ def test_a_discarded_anchor_is_named_and_reanchor_publishes_the_stream(tmp_path)
     kept = _commit(a, "c")
     pushed = _push(a)
     assert pushed.returncode == 0, pushed.stderr
-    assert f"git-hn: Publication of stream {ref[-64:][:12]}: memory {first['memoryId'][7:19]} (with the 1 memory " \
+    assert f"git-hn: publication of stream {ref[-64:][:12]}: memory {first['memoryId'][7:19]} (with the 1 memory " \
         f"after it) waits for commit {gone[:12]}" in pushed.stderr
     git(a, "config", "hn.prePush", "block")
     _commit(a, "d")
