@@ -520,11 +520,14 @@ def result_json(result: Appended | AlreadyRetracted) -> dict:
 
 
 def result_lines(result: Appended | AlreadyRetracted) -> list[str]:
+    """CONTRACT §7.14's lines. A retraction that was already there: its lines, as ``--json`` gives
+    its object, then what was not done, as a replay ends with its ``Replayed:`` line (f171: only
+    the sentence was printed, so a script that reads ``Memory:`` from every retract found none)."""
     from .memory import result_lines as appended_lines
 
     if isinstance(result, AlreadyRetracted):
-        return [f"memory {result.target} is already retracted by {result.retraction.memory_id}; "
-                "nothing appended"]
+        return [*appended_lines(result.retraction),
+                f"Memory {result.target} is already retracted by {result.retraction.memory_id}; nothing appended"]
     return appended_lines(result)
 
 

@@ -246,8 +246,11 @@ def test_retracting_a_retracted_memory_says_so_and_appends_nothing(inited):
     first = hn(inited, "memory", "retract", mid, "--reason", "incorrect", "--json").json()
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "retract", mid, "--reason", "obsolete")
-    assert (r.code, r.out, r.err) == (
-        0, f"memory {mid} is already retracted by {first['memoryId']}; nothing appended\n", "")
+    # piped: the retraction's lines (CONTRACT §7.14), as --json gives its object, then what was not
+    # done, as a replay ends (f171: the sentence alone had no Memory: line)
+    assert (r.code, r.err) == (0, "")
+    assert r.out.splitlines() == [f"Memory: {first['memoryId']}", f"Stream: {first['stream']}", f"Actor: {first['actor']}",
+                                  f"Memory {mid} is already retracted by {first['memoryId']}; nothing appended"]
     r = hn(inited, "memory", "retract", mid[7:19], "--reason", "obsolete", "--json")
     assert r.json() == {**first, "alreadyRetracted": True, "target": mid}
     assert refs_snapshot(inited) == before

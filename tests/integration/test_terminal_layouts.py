@@ -199,3 +199,30 @@ def test_every_labelled_block_aligns_one_space_after_its_longest_label(tmp_path)
     assert _column(lines, ("Name", "Actor", "Full actor")) == {len("Full actor ")}, lines
     piped = hn(repo, "memory", "retract", own, "--reason", "obsolete").out.splitlines()
     assert [line.split(" ")[0] for line in piped] == ["Memory:", "Stream:", "Actor:"], piped
+
+
+def test_piped_supersede_retract_and_challenge_print_the_same_contract_lines(tmp_path):
+    """f171 (a newcomer trial read a piped retract as printing the new ID alone): in a pipe each of
+    the three prints CONTRACT §7.14's lines for the memory it appended, ``Memory:``, ``Stream:``,
+    ``Actor:``, and ``Anchor:`` when it carries a record (supersede); an already retracted memory
+    gets the existing retraction's lines and one line saying nothing was appended."""
+    repo, decision = _two_actors(tmp_path)
+    own = record_id(repo, content="bob's")
+
+    def lines(*args) -> tuple[list[str], dict]:
+        r = hn(repo, "memory", *args)
+        assert r.code == 0, r.err
+        return r.out.splitlines(), hn(repo, "memory", "show", r.out.split()[1], "--json").json()
+
+    def contract(doc) -> list[str]:
+        env = doc["envelope"]
+        return [f"Memory: {doc['memoryId']}", f"Stream: {env['stream']}", f"Actor: {env['actor']}"]
+
+    out, doc = lines("supersede", own, "--content", "bob's, again")
+    assert out == [*contract(doc), f"Anchor: {git(repo, 'rev-parse', 'HEAD')}"]
+    out, doc = lines("challenge", decision, "--reason", "outdated")
+    assert out == contract(doc) and doc["envelope"]["target"] == decision
+    out, doc = lines("retract", own, "--reason", "obsolete")
+    assert out == contract(doc) and doc["envelope"]["target"] == own
+    again, _ = lines("retract", own, "--reason", "wrong")
+    assert again == [*out, f"Memory {own} is already retracted by {doc['memoryId']}; nothing appended"]
