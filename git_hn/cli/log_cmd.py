@@ -8,8 +8,9 @@ unless ``--no-color``, ``NO_COLOR`` or ``TERM=dumb``, and
 written through Git's pager like ``git log``: ``git var GIT_PAGER`` (``GIT_PAGER``,
 ``core.pager``, ``PAGER``, then less), nothing when that is ``cat`` or empty or with
 ``--no-pager``, and ``LESS=FRX``/``LV=-c`` unless set, as Git does. The pager command is user
-configuration that Git itself runs through the shell, so it is run the same way (``sh -c``);
-what it reads is the already inert text. rich always runs with markup, emoji and highlighting off:
+configuration that Git itself runs through the shell, so it is run the same way (``sh -c``),
+except that a command of plain words whose first is on no ``PATH`` is said in git-hn's own line
+and not run (``pager_missing``); what it reads is the already inert text. rich always runs with markup, emoji and highlighting off:
 author text is never interpreted (*markup injection*).
 """
 
@@ -225,9 +226,54 @@ def _pager(repo) -> str | None:
     return None if pager in ("", "cat") else pager
 
 
+# what makes ``sh -c`` more than one command run with its words (Git's ``prepare_shell_cmd`` set,
+# less the blanks that separate words); a builtin or a keyword is the shell's, on no PATH
+_SHELL_SYNTAX = frozenset("|&;<>()$`\\\"'\n*?[#~=%")
+_SHELL_WORDS = frozenset({".", ":", "!", "{", "}", "alias", "bg", "break", "builtin", "case", "cd", "command",
+                          "continue", "do", "done", "echo", "elif", "else", "esac", "eval", "exec", "exit",
+                          "export", "false", "fg", "fi", "for", "getopts", "hash", "if", "in", "jobs", "kill",
+                          "local", "printf", "pwd", "read", "readonly", "return", "set", "shift", "test", "then",
+                          "time", "times", "trap", "true", "type", "ulimit", "umask", "unset", "until", "wait",
+                          "while"})
+
+
+def pager_missing(pager: str) -> str | None:
+    """Why ``pager`` cannot run, when git-hn can tell without the shell: a command of plain words
+    whose first is on no ``PATH`` (or, with a ``/``, is no executable file). Else None, and the
+    shell decides (its 126/127 are said in ``_page``). Told here, the shell's own ``sh: 1: …: not
+    found`` line, which repeated the command raw before git-hn's (a newcomer trial), is not
+    printed (f171)."""
+    word = pager.split()[0] if pager.split() else ""
+    if not word or _SHELL_SYNTAX.intersection(pager) or word in _SHELL_WORDS or _runnable(word):
+        return None
+    from ..core.gostr import echoed
+
+    return f"{echoed(word)} is not an executable file" if "/" in word else f"no command {echoed(word)} on PATH"
+
+
+def _runnable(word: str) -> bool:
+    """Whether ``sh`` finds ``word`` as a command: an executable file at that path when it has a
+    ``/``, else in a directory of ``PATH`` (as ``shutil.which``, whose import alone took longer
+    than the pager's start: a stat per directory here)."""
+    def executable(path: str) -> bool:
+        return os.path.isfile(path) and os.access(path, os.X_OK)
+
+    if "/" in word:
+        return executable(word)
+    return any(executable(os.path.join(d or ".", word)) for d in os.environ.get("PATH", os.defpath).split(os.pathsep))
+
+
 def _page(pager: str, text: str) -> None:
     import subprocess
 
+    missing = pager_missing(pager)
+    if missing is not None:  # (the command is the user's config, spelled once: see below)
+        from ..core.gostr import echoed
+
+        render.error(f"cannot run pager {echoed(pager)}: {missing}; the log follows without it")
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
     env = dict(os.environ)
     env.setdefault("LESS", "FRX")
     env.setdefault("LV", "-c")

@@ -307,7 +307,20 @@ def test_log_pages_through_git_pager_settings(history):
 
     out = on_terminal(repo, ["sh", "-c", f'exec "{sys.executable}" -m git_hn memory log 2>&1'], 80,
                       {"GIT_PAGER": "no-such-pager-here"}, ("NO_COLOR", "LESS"))
-    assert "git-hn: cannot run pager no-such-pager-here; the log follows without it\n" in out
+    # (f171: git-hn tells a plain command on no PATH itself, without the shell's "sh: 1: …: not
+    # found" line that repeated it raw before this one)
+    assert out.startswith("git-hn: cannot run pager no-such-pager-here: no command no-such-pager-here on PATH; "
+                          "the log follows without it\n"), out
+    assert "not found" not in out
+    assert out.endswith(_pty(repo, 80, {"GIT_PAGER": "cat"}))
+    out = on_terminal(repo, ["sh", "-c", f'exec "{sys.executable}" -m git_hn memory log 2>&1'], 80,
+                      {"GIT_PAGER": "./no-such-pager-here -R"}, ("NO_COLOR", "LESS"))
+    assert out.startswith("git-hn: cannot run pager ./no-such-pager-here -R: ./no-such-pager-here is not an "
+                          "executable file; the log follows without it\n"), out
+    # shell syntax (an assignment, a pipe): the shell decides, and its 127 is said as before
+    out = on_terminal(repo, ["sh", "-c", f'exec "{sys.executable}" -m git_hn memory log 2>&1'], 80,
+                      {"GIT_PAGER": "LESS=R no-such-pager-here"}, ("NO_COLOR", "LESS"))
+    assert "git-hn: cannot run pager LESS=R no-such-pager-here; the log follows without it\n" in out
     assert out.endswith(_pty(repo, 80, {"GIT_PAGER": "cat"}))
 
 

@@ -118,7 +118,16 @@ def test_a_pager_command_from_the_config_is_spelled_on_its_error_line(tmp_path):
                                {"GIT_PAGER": f"no-such-pager{value}"}, ("NO_COLOR", "LESS"), both=True)
         assert "paged" in out  # (the log follows without the pager)
         said[value] = _said(err, "git-hn: cannot run pager ")
-    _spelled_once(said, "git-hn: cannot run pager no-such-pager{s}; the log follows without it")
+        if value == RAW:  # (f171: a plain word on no PATH is told by git-hn alone: no shell line repeats it raw)
+            assert "not found" not in err and REAL not in err, err
+    # (a backslash is shell syntax: the shell decides for the typed one, and its 127 is said)
+    spelled = {RAW: "git-hn: cannot run pager no-such-pager{s}: no command no-such-pager{s} on PATH; the log follows "
+                    "without it",
+               TYPED: "git-hn: cannot run pager no-such-pager{s}; the log follows without it"}
+    for value in (RAW, TYPED):
+        assert said[value] == spelled[value].format(s=SPELLED[value]), said[value]
+        assert REAL not in said[value] and "\x1b" not in said[value]
+    assert SHOWN[TYPED] not in said[RAW] and SHOWN[REAL] + "u" not in said[TYPED]
 
 
 def test_the_page_path_is_spelled_on_the_no_browser_warning(repo, tmp_path):
