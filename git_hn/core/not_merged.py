@@ -1,6 +1,7 @@
 """The hints that memory is anchored on commits not merged here (f163): after an import (a sync,
 the fetch hook) that accepted memories HEAD's history does not contain, and after a recall that
-found others but left such memories out.
+found others but left such memories out; and after a brief that left such memories out (f169: an
+agent's session starts with the brief, in its CLI or MCP form, which said nothing of them).
 
 Pure. Owns only the wording (a newcomer trial: Bob's memory, anchored on his new commit, was
 imported by ``git fetch`` and ``git hn sync``, then missing from every recall on the unmerged
@@ -12,7 +13,7 @@ author text is shown.
 
 from __future__ import annotations
 
-from .hints import shell_path
+from .hints import NEWER_NAMED, shell_path
 
 # the memo's key for the import's hint (``store.hints_said``): one per remote and ref, whatever
 # the count, so a fetch hook that imports more of the same branch's memory within the window
@@ -54,20 +55,48 @@ def imported(n: int, total: int, ref: str, held: int, anchor: str, remote: str) 
 RECALL_KEY = "recall: matching memories anchored on commits not merged here"
 
 
-def left_out(n: int, anchor: str, on_anchor: int) -> tuple[str, tuple[str, str, str]]:
+def left_out(n: int, anchor: str, on_anchor: int, mcp: bool = False) -> tuple[str, tuple[str, str, str]]:
     """(the hint, its shorter form) after a recall that found memories: ``n`` more that match were
     left out only because they are anchored (``--applies descendants``) on commits outside the
     query commit's history that a branch, tag or remote-tracking ref here holds (work not merged
-    here), ``on_anchor`` of them on ``anchor``, the commit with the most."""
+    here), ``on_anchor`` of them on ``anchor``, the commit with the most. ``mcp``: the recall
+    named in the MCP tools' words (``memory_recall``'s ``hint``; its shorter form is not used)."""
     c = anchor[:12]
     one = n == 1
     what = (f"{n} more matching {'memory was' if one else 'memories were'} left out, anchored on "
             f"{'a commit' if one else 'commits'} not merged here")
+    recall = f"memory_recall with atCommit {c}" if mcp else f"git hn memory recall --at {c}"
     if on_anchor >= n:
-        listed = f"git hn memory recall --at {c} lists {'it' if one else 'them'}"
+        listed = f"{recall} lists {'it' if one else 'them'}"
         place = f" ({c})"
     else:
-        listed = f"git hn memory recall --at {c} lists what applies there"
+        listed = f"{recall} lists what applies there"
         place = f" (such as {c}, {on_anchor} of them)"
     return (f"{what}{place}: {listed}, and git branch -a "
             f"--contains {c} names the branch to merge", (what, listed, RECALL_KEY))
+
+
+def brief_left_out(held: dict[str, int], newer=(), mcp: bool = False) -> str:
+    """The hint after a brief that left out active memories of the trust it shows, anchored
+    (``--applies descendants``) on commits outside the brief commit's history that a branch, tag
+    or remote-tracking ref here holds (work not merged here; ``held``: anchor -> memories), or "":
+    how many, the commit with the most, and the brief there, named by that commit as recall's
+    hint names it (a ref would be a ``name-rev`` more). The handoffs ``newer`` names on a ref's
+    line of their own (``away.newer_notes``: the first ``NEWER_NAMED``, placed ``ref``) are not
+    counted again: then the count is of the ``more``. Said in full each time (``mcp``: in the MCP
+    tools' words): each brief starts a session, whose reader did not see the last one's."""
+    held = dict(held or {})
+    named = [n.commit for n in newer[:NEWER_NAMED] if n.place[0] == "ref" and held.get(n.commit)]
+    for commit in named:
+        held[commit] -= 1
+    held = {commit: k for commit, k in held.items() if k > 0}
+    if not held:
+        return ""
+    anchor = min(held, key=lambda commit: (-held[commit], commit))
+    n, on_anchor, c = sum(held.values()), held[anchor], anchor[:12]
+    one, there = n == 1, held[anchor] >= n
+    what = (f"{n}{' more' if named else ''} active {'memory was' if one else 'memories were'} left out of this brief, "
+            f"anchored on {'a commit' if there else 'commits'} not merged here")
+    place = f" ({c})" if there else f" (such as {c}, {on_anchor} of them)"
+    brief = f"memory_brief with atCommit {c}" if mcp else f"git hn memory brief --at {c}"
+    return f"{what}{place}: {brief} gives the brief there, and git branch -a --contains {c} names the branch to merge"

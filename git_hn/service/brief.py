@@ -93,7 +93,7 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
     by_id = collection.by_id()
     blob_at = _blob_at(resolver, at)
     sequences = {m.memory_id: m.envelope.sequence for m in collection.memories}
-    candidates, excluded, elsewhere, away = [], 0, [], {}
+    candidates, excluded, elsewhere, away, onward = [], 0, [], {}, {}
     for row in proj.rows.values():
         if (row.lifecycle.lifecycle == "active" and row.record.kind == "handoff"
                 and row.applicability in aside.ELSEWHERE and (include_untrusted or row.trust == "qualified")):
@@ -105,6 +105,9 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
             if (row.lifecycle.lifecycle == "active" and row.applicability == "inapplicable"
                     and (include_untrusted or row.trust == "qualified")):
                 away[row.record.anchor.commit] = away.get(row.record.anchor.commit, 0) + 1
+                if row.record.applicability.mode == "descendants":
+                    key = (row.record.anchor.commit, row.actor)
+                    onward[key] = onward.get(key, 0) + 1
             continue
         if row.trust != "qualified" and not include_untrusted:
             excluded += 1
@@ -116,7 +119,7 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
     names.lookalike = lookalikes(p["path"] for c in candidates for p in c["anchor"].get("paths", ()))
     top = core.head(at, policy.digest, excluded)
     if left_out is not None:
-        left_out["inapplicable"] = left_behind_count(repo, away)
+        left_out["inapplicable"] = left_behind_count(repo, away, onward, left_out)
         left_out["trusted"] = {(c["actor"], c["kind"]) for c in candidates if c["trust"] == "qualified"}
     full = core.sections(candidates, sequences, focus)
     shown = [(h["id"], h["actor"], h["stream"], sequences[h["id"]]) for h in full["handoffs"]]
@@ -162,10 +165,11 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
           left_out: dict | None = None, newer: list | None = None) -> tuple[dict, bytes]:
     """The bounded brief from the verified state: (document, exact output bytes of ``fmt``).
     ``left_out`` (when given) gets ``inapplicable``: how many active memories it left out
-    because they do not apply at the commit; ``newer`` (when given) gets
+    because they do not apply at the commit, and ``unmerged`` (``left_behind_count``) when some
+    are work not merged here; ``newer`` (when given) gets
     ``away.newer_elsewhere``'s answer (placed): the handoffs shown as their stream's latest while
     a newer one does not apply at the commit, and the latest handoffs of streams it shows none of. The Markdown header says both; the JSON document has no
-    field for them, so the CLI says them on stderr."""
+    field for them, so the CLI says them on stderr (``unmerged`` there only, in both formats)."""
     from ..store import stateview
 
     commit = _brief_commit(repo, at, max_bytes, from_input)
@@ -177,6 +181,7 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
 
     def counted(make):
         found.clear()  # (the state may fail over to the full projection half way)
+        left_out.pop("unmerged", None)
         return make()
 
     out = stateview.serve(
@@ -287,19 +292,38 @@ def trust_advice(repo: Repo, at: str, top: dict, left_out: dict | None, fmt: str
     return core.REVOKED["kinds-by-maintainer" if outsider else "kinds"]
 
 
-def left_behind_count(repo: Repo, away: dict[str, int]) -> int:
+def left_behind_count(repo: Repo, away: dict[str, int], onward: dict[tuple[str, str], int] | None = None,
+                      left_out: dict | None = None) -> int:
     """How many of the memories ``away`` counts (anchor commit -> memories on it that do not
     apply at the commit) are anchored on commits no branch, tag or remote-tracking ref here
     contains, nor HEAD (``held.off_branches``: a branch squash-merged or rebased, then deleted; an
     ``hn-anchor/*`` keep branch holds nothing open). A memory on an open branch does not apply on
     main either, but nothing was lost: a review found
     the line said on every brief and recall of a team with open branches, suggesting to carry
-    work in progress over to HEAD. One ``rev-list``, only when something does not apply."""
+    work in progress over to HEAD. One ``rev-list``, only when something does not apply.
+    ``onward``: those of ``away`` recorded ``--applies descendants`` ((anchor, actor) -> memories);
+    of them, the ones another actor signed whose anchor a ref still holds (work not merged here,
+    f169: an agent's brief left a teammate's decisions on a fetched branch out without a word) go
+    to ``left_out["unmerged"]`` (anchor -> memories; ``core.not_merged.brief_left_out`` words
+    it), from the same walk: no process more. One's own are not counted, as f163's import hint
+    does not count them: a person's own open branches leave memories out of most briefs on main
+    (a review pinned silence there: ``test_squash_left_out``), and the newer-handoff lines name a
+    session's own handoff on another branch."""
     if not away:
         return 0
     from .held import off_branches  # (git-hn's hn-anchor/* keep branches hold nothing open)
 
     gone = off_branches(repo, away)
+    held = {key: n for key, n in (onward or {}).items() if key[0] not in gone}
+    if held and left_out is not None:
+        from ..store.identity import active_actor  # (one small file, read only then)
+
+        me, others = active_actor(repo), {}
+        for (commit, actor), n in held.items():
+            if actor != me:
+                others[commit] = others.get(commit, 0) + n
+        if others:
+            left_out["unmerged"] = others
     return sum(n for commit, n in away.items() if commit in gone)
 
 
@@ -397,11 +421,13 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     where = ["r.lifecycle = 'active'", "r.lrank = 0"]  # the same rows, said so an index serves the order
     classes = select.Classes(ctx, resolver)
     classes.prefetch(groups)
-    keep, excluded, by_kind, away = set(), 0, {}, {}
+    keep, excluded, by_kind, away, onward = set(), 0, {}, {}, {}
     for g in groups:
         if not classes.candidate(g):
             if classes.applicability(g) == "inapplicable" and (include_untrusted or classes.trust(g) == "qualified"):
                 away[g.anchor] = away.get(g.anchor, 0) + g.count
+                if g.mode == "descendants":  # (exact and subject ones: merging would not list them)
+                    onward[(g.anchor, g.actor)] = onward.get((g.anchor, g.actor), 0) + g.count
             continue
         if classes.trust(g) != "qualified" and not include_untrusted:
             excluded += g.count
@@ -515,7 +541,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
 
     top = core.head(at, policy.digest, excluded)
     names.advice = trust_advice(repo, at, top, left_out, fmt)
-    away = left_behind_count(repo, away)
+    away = left_behind_count(repo, away, onward, left_out)
     if left_out is not None:
         left_out["inapplicable"] = away
     notes = (*notes, *drift_notes(repo, at, fmt, {(g.actor, g.kind) for g in groups

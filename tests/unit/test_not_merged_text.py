@@ -1,9 +1,11 @@
 """The wording of the hints that memory is anchored on commits not merged here
-(``core.not_merged``, f163): every count and place, one line, a teammate's ref name inert."""
+(``core.not_merged``, f163, f169's brief): every count and place, one line, a teammate's ref name
+inert."""
 
 from __future__ import annotations
 
-from git_hn.core.not_merged import imported, left_out
+from git_hn.core.away import Newer
+from git_hn.core.not_merged import brief_left_out, imported, left_out
 
 C = "ab" * 20
 
@@ -43,3 +45,29 @@ def test_the_recall_hint_counts_and_names_a_commit():
     assert left_out(3, C, 2)[0].startswith(f"3 more matching memories were left out, anchored on commits not merged "
                                            f"here (such as {C[:12]}, 2 of them): git hn memory recall --at {C[:12]} "
                                            "lists what applies there")
+
+
+D = "cd" * 20
+
+
+def test_the_brief_hint_counts_names_the_commit_with_the_most_and_not_the_handoffs_named_on_their_line():
+    """f169: ``brief_left_out`` of (anchor -> memories), in full; the handoffs the brief's
+    newer-handoff lines name (placed ``ref``, among the first three) are not counted again, and
+    then the count is of the "more"; MCP names the tool's argument."""
+    assert brief_left_out({}) == ""
+    assert brief_left_out({C: 1}) == (
+        f"1 active memory was left out of this brief, anchored on a commit not merged here ({C[:12]}): git hn memory "
+        f"brief --at {C[:12]} gives the brief there, and git branch -a --contains {C[:12]} names the branch to merge")
+    assert brief_left_out({C: 2, D: 3}).startswith(
+        f"5 active memories were left out of this brief, anchored on commits not merged here (such as {D[:12]}, 3 of "
+        f"them): git hn memory brief --at {D[:12]} gives")
+    named = [Newer("", "sha256:" + "1" * 64, C, "descendants", "", ("ref", "origin/f"))]
+    assert brief_left_out({C: 1}, named) == ""  # (its own line says all there is)
+    assert brief_left_out({C: 3}, named, mcp=True) == (
+        f"2 more active memories were left out of this brief, anchored on a commit not merged here ({C[:12]}): "
+        f"memory_brief with atCommit {C[:12]} gives the brief there, and git branch -a --contains {C[:12]} names the "
+        "branch to merge")
+    unnamed = [named[0]._replace(place=("gone", "")), named[0]._replace(commit=D)]
+    assert brief_left_out({C: 1}, unnamed).startswith("1 active memory was")  # (not its line's: counted)
+    past = [named[0]._replace(id=str(i)) for i in range(3)] + [named[0]]  # (the fourth is only counted)
+    assert brief_left_out({C: 4}, past).startswith("1 more active memory was")
