@@ -119,6 +119,9 @@ def _brief(repo, arguments) -> dict:
         from ..core.away import newer_notes
 
         base = {**base, "hint": _sentences(base.get("hint", ""), *newer_notes(newer, style="mcp"))}
+    unmerged = _unmerged(repo, left.get("unmerged"), newer)
+    if unmerged:  # (f169: what the CLI says on stderr; the document keeps §7.15's keys)
+        base = {**base, "hint": _sentences(base.get("hint", ""), unmerged)}
 
     def hinted(doc: dict) -> dict:
         if not doc.get("omitted"):  # (an agent trial: the JSON brief left challenges out, saying only a count)
@@ -266,9 +269,30 @@ def _recall(repo, arguments, start: str = "") -> dict:
     doc, hidden = recall.recall_counted(repo, req, from_input=True)
     doc = _hinted(repo, doc, hidden, req.at_commit, _drift(repo, req.at_commit, doc))
     extra = _empty_hint(repo, req, hidden, bool(doc["matched"] or any(hidden.values())), start)
-    if extra:  # (what the CLI says on stderr)
-        doc["hint"] = _sentences(doc.get("hint", ""), extra)
+    unmerged = _unmerged(repo, getattr(hidden, "unmerged", None))
+    if extra or unmerged:  # (what the CLI says on stderr; recall's unmerged, in its human forms: f169)
+        doc["hint"] = _sentences(doc.get("hint", ""), extra, unmerged)
     return _recall_bounded(doc, req.max_bytes)
+
+
+def _unmerged(repo, counted, newer: list | None = None) -> str:
+    """In the tools' words, the CLI's hint on memories a brief (``counted``: its ``unmerged``, with
+    ``newer``, the handoffs its hint names) or a recall (``counted``: ``Hidden.unmerged``) left out
+    only because their anchor, which a ref holds, is not in the query commit's history (work not
+    merged here: f163's recall hint, f169's brief hint; an agent took a teammate's decisions on a
+    fetched branch for ones that did not exist); "" when none was, or in a shallow clone (as the CLI)."""
+    if not counted or (newer is None and not counted[2]):
+        return ""
+    import os
+
+    if os.path.exists(os.path.join(repo.common_dir, "shallow")):
+        return ""
+    from ..core.not_merged import brief_left_out, left_out
+
+    if newer is not None:
+        return brief_left_out(counted, newer, mcp=True)
+    anchor, on_anchor, n = counted
+    return left_out(n, anchor, on_anchor, mcp=True)[0]
 
 
 RECALL_LARGE = 65_536  # an answer larger than this, without maxBytes, says that maxBytes bounds it

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from helpers import actor_of, commit_on, git, hn, shared_remote
+from test_agent_mcp import document, run
 
 HINT = "git-hn: hint: "
 
@@ -56,9 +57,9 @@ def _hints(err: str) -> list[str]:
     return [line[len(HINT):] for line in err.splitlines() if line.startswith(HINT) and "not merged here" in line]
 
 
-def _said(n: int, anchor: str, more: bool = True) -> str:
+def _said(n: int, anchor: str, more: bool = True, mcp: bool = False) -> str:
     c = anchor[:12]
-    brief = f"git hn memory brief --at {c}"
+    brief = f"memory_brief with atCommit {c}" if mcp else f"git hn memory brief --at {c}"
     return (f"{n}{' more' if more else ''} active memories were left out of this brief, anchored on a commit not "
             f"merged here ({c}): {brief} gives the brief there, and git branch -a --contains {c} names the branch "
             "to merge")
@@ -110,6 +111,33 @@ def test_a_brief_counts_a_teammates_fetched_memories_not_merged_here_until_the_m
                                                                 "Bob's second decision"}
     assert _hints(hn(alice, "memory", "brief").err) == []
 
+
+
+def test_the_mcp_brief_and_recall_say_it_in_their_hint_and_keep_their_documents(tmp_path):
+    """MCP ``memory_brief`` and ``memory_recall`` (which the f163 recall hint left out: an agent
+    using only the tools was told nothing) say it in ``hint``, git-hn's member, in the tools'
+    words; every other member is the CLI's ``--json`` document's. The brief at the anchor says
+    nothing of them."""
+    alice, bob = _team(tmp_path)
+    anchor = _bob_hands_off(bob)
+    git(alice, "fetch", "origin")
+    cli_brief = json.loads(_ok(alice, "memory", "brief", "--json"))
+    cli_recall = json.loads(_ok(alice, "memory", "recall", "--json"))
+    c = anchor[:12]
+
+    async def body(client):
+        return (await client.call_tool("memory_brief", {}), await client.call_tool("memory_recall", {}),
+                await client.call_tool("memory_brief", {"atCommit": anchor}))
+
+    brief, recall, there = (document(r) for r in run(alice, body))
+    said = _said(2, anchor, mcp=True)
+    assert said[:1].upper() + said[1:] + "." in brief["hint"], brief["hint"]
+    assert {k: v for k, v in brief.items() if k != "hint"} == cli_brief
+    assert (f"3 more matching memories were left out, anchored on commits not merged here ({c}): memory_recall with "
+            f"atCommit {c} lists them, and git branch -a --contains {c} names the branch to merge.") in recall["hint"], \
+        recall["hint"]
+    assert {k: v for k, v in recall.items() if k != "hint"} == cli_recall
+    assert "not merged here" not in there.get("hint", "") and there["decisions"]
 
 
 def test_exact_subject_untrusted_and_ones_own_memories_are_not_counted(tmp_path):
