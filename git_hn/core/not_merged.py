@@ -76,17 +76,18 @@ def left_out(n: int, anchor: str, on_anchor: int, mcp: bool = False) -> tuple[st
             f"--contains {c} names the branch to merge", (what, listed, RECALL_KEY))
 
 
-def brief_left_out(held: dict[str, int], newer=(), mcp: bool = False) -> str:
+def brief_left_out(held: dict[str, int], newer=(), mcp: bool = False, mine=frozenset()) -> str:
     """The hint after a brief that left out active memories of the trust it shows, anchored
     (``--applies descendants``) on commits outside the brief commit's history that a branch, tag
     or remote-tracking ref here holds (work not merged here; ``held``: anchor -> memories), or "":
     how many, the commit with the most, and the brief there, named by that commit as recall's
     hint names it (a ref would be a ``name-rev`` more). The handoffs ``newer`` names on a ref's
     line of their own (``away.newer_notes``: the first ``NEWER_NAMED``, placed ``ref``) are not
-    counted again: then the count is of the ``more``. Said in full each time (``mcp``: in the MCP
+    counted again, but for one's own (IDs in ``mine``), which ``held`` has none of: then the count
+    is of the ``more``. Said in full each time (``mcp``: in the MCP
     tools' words): each brief starts a session, whose reader did not see the last one's."""
     held = dict(held or {})
-    named = [n.commit for n in newer[:NEWER_NAMED] if n.place[0] == "ref" and held.get(n.commit)]
+    named = [n.commit for n in newer[:NEWER_NAMED] if n.place[0] == "ref" and n.id not in mine and held.get(n.commit)]
     for commit in named:
         held[commit] -= 1
     held = {commit: k for commit, k in held.items() if k > 0}

@@ -119,7 +119,7 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
     names.lookalike = lookalikes(p["path"] for c in candidates for p in c["anchor"].get("paths", ()))
     top = core.head(at, policy.digest, excluded)
     if left_out is not None:
-        left_out["inapplicable"] = left_behind_count(repo, away, onward, left_out)
+        left_out["inapplicable"] = left_behind_count(repo, away, onward, left_out, elsewhere)
         left_out["trusted"] = {(c["actor"], c["kind"]) for c in candidates if c["trust"] == "qualified"}
     full = core.sections(candidates, sequences, focus)
     shown = [(h["id"], h["actor"], h["stream"], sequences[h["id"]]) for h in full["handoffs"]]
@@ -181,7 +181,7 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
 
     def counted(make):
         found.clear()  # (the state may fail over to the full projection half way)
-        left_out.pop("unmerged", None)
+        left_out.pop("unmerged", None), left_out.pop("unmerged_mine", None)
         return make()
 
     out = stateview.serve(
@@ -293,7 +293,7 @@ def trust_advice(repo: Repo, at: str, top: dict, left_out: dict | None, fmt: str
 
 
 def left_behind_count(repo: Repo, away: dict[str, int], onward: dict[tuple[str, str], int] | None = None,
-                      left_out: dict | None = None) -> int:
+                      left_out: dict | None = None, elsewhere=()) -> int:
     """How many of the memories ``away`` counts (anchor commit -> memories on it that do not
     apply at the commit) are anchored on commits no branch, tag or remote-tracking ref here
     contains, nor HEAD (``held.off_branches``: a branch squash-merged or rebased, then deleted; an
@@ -308,7 +308,9 @@ def left_behind_count(repo: Repo, away: dict[str, int], onward: dict[tuple[str, 
     it), from the same walk: no process more. One's own are not counted, as f163's import hint
     does not count them: a person's own open branches leave memories out of most briefs on main
     (a review pinned silence there: ``test_squash_left_out``), and the newer-handoff lines name a
-    session's own handoff on another branch."""
+    session's own handoff on another branch. ``left_out["unmerged_mine"]``: the IDs of one's own
+    handoffs of ``elsewhere`` (``away.Away`` each), which the newer-handoff lines may name while
+    the count has none of them."""
     if not away:
         return 0
     from .held import off_branches  # (git-hn's hn-anchor/* keep branches hold nothing open)
@@ -324,6 +326,7 @@ def left_behind_count(repo: Repo, away: dict[str, int], onward: dict[tuple[str, 
                 others[commit] = others.get(commit, 0) + n
         if others:
             left_out["unmerged"] = others
+            left_out["unmerged_mine"] = {a.id for a in elsewhere if a.actor == me}
     return sum(n for commit, n in away.items() if commit in gone)
 
 
@@ -541,7 +544,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
 
     top = core.head(at, policy.digest, excluded)
     names.advice = trust_advice(repo, at, top, left_out, fmt)
-    away = left_behind_count(repo, away, onward, left_out)
+    away = left_behind_count(repo, away, onward, left_out, elsewhere)
     if left_out is not None:
         left_out["inapplicable"] = away
     notes = (*notes, *drift_notes(repo, at, fmt, {(g.actor, g.kind) for g in groups

@@ -119,7 +119,7 @@ def _brief(repo, arguments) -> dict:
         from ..core.away import newer_notes
 
         base = {**base, "hint": _sentences(base.get("hint", ""), *newer_notes(newer, style="mcp"))}
-    unmerged = _unmerged(repo, left.get("unmerged"), newer)
+    unmerged = _unmerged(repo, left.get("unmerged"), newer, left.get("unmerged_mine", ()))
     if unmerged:  # (f169: what the CLI says on stderr; the document keeps §7.15's keys)
         base = {**base, "hint": _sentences(base.get("hint", ""), unmerged)}
 
@@ -275,12 +275,13 @@ def _recall(repo, arguments, start: str = "") -> dict:
     return _recall_bounded(doc, req.max_bytes)
 
 
-def _unmerged(repo, counted, newer: list | None = None) -> str:
+def _unmerged(repo, counted, newer: list | None = None, mine=()) -> str:
     """In the tools' words, the CLI's hint on memories a brief (``counted``: its ``unmerged``, with
-    ``newer``, the handoffs its hint names) or a recall (``counted``: ``Hidden.unmerged``) left out
-    only because their anchor, which a ref holds, is not in the query commit's history (work not
-    merged here: f163's recall hint, f169's brief hint; an agent took a teammate's decisions on a
-    fetched branch for ones that did not exist); "" when none was, or in a shallow clone (as the CLI)."""
+    ``newer``, the handoffs its hint names, and ``mine``, one's own of them) or a recall
+    (``counted``: ``Hidden.unmerged``) left out only because their anchor, which a ref holds, is
+    not in the query commit's history (work not merged here: f163's recall hint, f169's brief
+    hint; an agent took a teammate's decisions on a fetched branch for ones that did not exist);
+    "" when none was, or in a shallow clone (as the CLI)."""
     if not counted or (newer is None and not counted[2]):
         return ""
     import os
@@ -290,7 +291,7 @@ def _unmerged(repo, counted, newer: list | None = None) -> str:
     from ..core.not_merged import brief_left_out, left_out
 
     if newer is not None:
-        return brief_left_out(counted, newer, mcp=True)
+        return brief_left_out(counted, newer, mcp=True, mine=mine)
     anchor, on_anchor, n = counted
     return left_out(n, anchor, on_anchor, mcp=True)[0]
 

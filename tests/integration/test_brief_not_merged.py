@@ -102,11 +102,19 @@ def test_a_brief_counts_a_teammates_fetched_memories_not_merged_here_until_the_m
     assert "Bob's first decision" in there.out and "Bob's handoff" in there.out
     assert _hints(there.err) == [], there.err
 
+    # Alice's own handoff on that commit is named on a line of its own, and takes nothing off the count
+    git(alice, "checkout", "-q", "-b", "review", "origin/feature")
+    _ok(alice, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "Alice's review")
+    git(alice, "checkout", "-q", "main")
+    both = hn(alice, "memory", "brief", "--json")
+    assert both.err.count(", the latest of its stream, is left out: it is anchored on commit") == 2, both.err
+    assert _hints(both.err) == [_said(2, anchor)], both.err
+
     git(alice, "merge", "-q", "--no-edit", "origin/feature")
     merged = hn(alice, "memory", "brief", "--json")
     assert merged.code == 0 and _hints(merged.err) == [], merged.err
     doc = json.loads(merged.out)
-    assert [h["data"]["content"] for h in doc["handoffs"]] == ["Bob's handoff"]
+    assert {h["data"]["content"] for h in doc["handoffs"]} == {"Bob's handoff", "Alice's review"}
     assert {d["data"]["content"] for d in doc["decisions"]} == {"Alice's, on main", "Bob's first decision",
                                                                 "Bob's second decision"}
     assert _hints(hn(alice, "memory", "brief").err) == []

@@ -69,5 +69,7 @@ def test_the_brief_hint_counts_names_the_commit_with_the_most_and_not_the_handof
         "branch to merge")
     unnamed = [named[0]._replace(place=("gone", "")), named[0]._replace(commit=D)]
     assert brief_left_out({C: 1}, unnamed).startswith("1 active memory was")  # (not its line's: counted)
+    mine = named[0]._replace(id="sha256:" + "2" * 64)  # (one's own: never in the count)
+    assert brief_left_out({C: 2}, [mine, *named], mine={mine.id}).startswith("1 more active memory was")
     past = [named[0]._replace(id=str(i)) for i in range(3)] + [named[0]]  # (the fourth is only counted)
     assert brief_left_out({C: 4}, past).startswith("1 more active memory was")
