@@ -35,8 +35,9 @@ memory of ``D`` tokens in which the leaf occurs ``f`` times gets
 summed over the leaves in query order. The statistics (``N``, ``n``, ``avgdl``) are over every
 memory row of the verified set (all lifecycles and trust classes), so a score does not depend on
 filters, bounds or the query commit; higher scores come first, then the §7.7 order. Scores are
-computed by this one function from integers, by the state and by the full reference alike, so
-both give the same order bit for bit.
+computed from integers by ``scorer`` (the full reference) and by ``sql_score`` (the verified
+state, in SQLite, which keeps only a page's worth of the best rows): the same double operations
+in the same order, so both give the same order bit for bit.
 """
 
 from __future__ import annotations
@@ -186,12 +187,18 @@ def frequencies(leaves, wrapped: str) -> tuple[int, ...]:
     return tuple(wrapped.count(x.pattern) for x in leaves)
 
 
-def scorer(stats: Stats):
-    """``score(freqs, length)`` for one corpus: BM25 (see the module docstring)."""
+def weights(stats: Stats) -> tuple[float, list[float]]:
+    """``(avgdl, idf of each leaf)`` for one corpus: the floats both scorers start from."""
     import math  # (here: only a ranked recall scores, and math's import costs every command ~0.4 M instructions)
 
     avgdl = stats.tokens / stats.docs if stats.docs and stats.tokens else 1.0
-    idf = [math.log(1.0 + (stats.docs - n + 0.5) / (n + 0.5)) for n in stats.df]
+    return avgdl, [math.log(1.0 + (stats.docs - n + 0.5) / (n + 0.5)) for n in stats.df]
+
+
+def scorer(stats: Stats):
+    """``score(freqs, length)`` for one corpus: BM25 (see the module docstring). ``sql_score``
+    writes the same operations, in the same order, for SQLite."""
+    avgdl, idf = weights(stats)
 
     def score(freqs, length: int) -> float:
         norm = K1 * (1.0 - B + B * length / avgdl)
@@ -202,6 +209,20 @@ def scorer(stats: Stats):
         return total
 
     return score
+
+
+def sql_score(stats: Stats, freqs: list[str], length: str) -> tuple[str, list]:
+    """``score``'s arithmetic as an SQL expression over integer columns (``freqs``, one per
+    leaf, and ``length``) and its arguments. SQLite computes in IEEE doubles as Python does, and
+    each operation here is ``score``'s, in its order, so the two give the same float bit for bit
+    (a leaf that does not occur adds ``w * 0.0 / x``, an exact zero, where ``score`` adds nothing)."""
+    avgdl, idf = weights(stats)
+    norm = f"? * (? + ? * {length} / ?)"
+    terms, args = [], []
+    for f, w in zip(freqs, idf):
+        terms.append(f"? * ({f} * ?) / ({f} + {norm})")
+        args += [w, K1 + 1.0, K1, 1.0 - B, B, avgdl]
+    return "0.0" + "".join(f" + {t}" for t in terms), args
 
 
 def rank(items, score_of) -> list:
@@ -219,4 +240,4 @@ def check_rank(rank_: str) -> str:
 
 
 __all__ = ["Leaf", "leaf", "Query", "parse", "matches", "wrap", "length", "Stats", "frequencies",
-           "scorer", "rank", "check_rank"]
+           "weights", "scorer", "sql_score", "rank", "check_rank"]

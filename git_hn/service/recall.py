@@ -203,7 +203,8 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms, made
         _name_away(repo, view, where, args, set(away), hidden)
     if req.rank:  # git-hn: the relevance order (core.search)
         why = made["stopped"] = []  # (the bounds the page stopped at: the terminal's line, f162)
-        return _ranked_view(view, req, ctx, resolver, where, args, keep, terms, digest, matched, why), hidden
+        return (_ranked_view(view, req, ctx, resolver, where, args, keep, terms, digest, matched, biggest, why),
+                hidden)
     if biggest > req.max_content_bytes:  # the first such row in order names the error (§7.6)
         first = select.ordered(view, where + ["r.size > ?"], args + [req.max_content_bytes], keep,
                                "r.id", limit=1)[0]
@@ -342,31 +343,42 @@ def away_sql(view, where: list[str], args: list, keys: set) -> tuple[str, list]:
 
 
 def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep, query, digest: str,
-                 matched: int, why: list) -> dict:
-    """§7.6 steps 5–9 in relevance order (git-hn, ``core.search``): every kept row is scored
-    from the state's token sequences and corpus statistics, then paged as in ``core.page``. Each
-    served row must match the query when read from Git, with the token count and leaf
-    frequencies the state scored it by; otherwise the state is corrupt and is not used."""
+                 matched: int, biggest: int, why: list) -> dict:
+    """§7.6 steps 5–9 in relevance order (git-hn, ``core.search``): the kept rows are scored
+    from the state's token sequences and corpus statistics, and only the best a page needs are
+    read (``rows.Ranked``), then paged as in ``core.page``. Each served row must match the query
+    when read from Git, with the token count and leaf frequencies the state scored it by;
+    otherwise the state is corrupt and is not used."""
     from ..core import search
     from ..store.stateview import Corrupt
     from . import rows as select
 
-    ranked = select.ranked(view, where, args, keep, query) if matched else []
-    if len(ranked) != matched:
-        raise Corrupt("ranked rows disagree with their groups")
-    for rid, size, *_rest in ranked:
-        if size > req.max_content_bytes:  # the first such row in order names the error (§7.6)
-            raise core.too_large(rid, max(s for _r, s, *_x in ranked))
-    start = 0
+    ranking = select.Ranked(view, where, args, keep, query) if matched else None
+
+    def read(limit: int, **kw) -> list:
+        got = ranking.rows(limit, **kw) if ranking else []
+        if got and got[0][2] is None:  # (sorted first: a kept row without its token sequence)
+            raise Corrupt("ranked rows disagree with their groups")
+        return got
+
+    if biggest > req.max_content_bytes:  # the first such row in order names the error (§7.6)
+        first = read(1, over=req.max_content_bytes)
+        if not first or first[0][1] <= req.max_content_bytes:
+            raise Corrupt("ranked rows disagree with their groups")
+        raise core.too_large(first[0][0], biggest)
+    after = None
     if req.cursor:
         last = core.decode_cursor(req.cursor, digest)
-        start = next((i + 1 for i, item in enumerate(ranked) if item[0] == last), None)
-        if start is None:
+        found = read(1, also=(["r.id = ?"], [last]))
+        if not found:
             raise core.cursor_gone()
-    page, more = core.fill(req, ((item, item[1]) for item in ranked[start:]), why)
+        rid, _size, _length, _freqs, score, lrank, ts = found[0]
+        after = (score, lrank, ts, rid)
+    # (one row more than a page: ``fill`` reads no further, and tells from it that rows remain)
+    page, more = core.fill(req, ((item, item[1]) for item in read(req.max_records + 1, after=after)), why)
     proj, _mems = view.project([item[0] for item in page], ctx, resolver)
     leaves, out = query.leaves(), []
-    for rid, _size, length, freqs, _score in page:
+    for rid, _size, length, freqs, *_rest in page:
         row = row_index_json(proj.rows[rid])
         wrapped = core.row_sequence(row)
         if not core.matches(row, req, query, wrapped) or search.length(wrapped) != length \
