@@ -8,7 +8,11 @@ from ``memgen``'s vocabulary, so ``pars*`` matches about 80% of the memories: th
 ranking, which scores every match). Recall runs with ``--include-untrusted`` so that every match
 is ranked (the generated repository has no policy, so default recall would hide them all). Also
 reported, as measurements only: the same prefix query in the default order, ``OR`` and a phrase
-in relevance order, and the same at ``--also`` memories (default 10,000).
+in relevance order, and the same at ``--also`` memories (default 10,000). Since f172 also one term
+in about 80% of the memories (``quarantine``), a prefix in about 11% (``4*``, of the numbers
+``memgen`` ends each content with) and a term in one memory (the first memory's number), in
+relevance order, each also against the same command on a 1-memory repository (``ratioTo1Memory``,
+runs interleaved with the large repository's).
 
 Each figure is the median of ``--runs`` interleaved runs (recall, then grep), each a fresh
 process, after one warm-up run of each. ``--data DIR`` builds the repositories under DIR once
@@ -39,7 +43,11 @@ CASES = {
     "prefixDefaultOrder": ["--query", "pars*"],
     "orRelevance": ["--query", "parser OR codec", "--rank", "relevance"],
     "phraseRelevance": ["--query", '"parser codec"', "--rank", "relevance"],
+    "termRelevance": ["--query", "quarantine", "--rank", "relevance"],  # ~80% of the memories
+    "tenthRelevance": ["--query", "4*", "--rank", "relevance"],  # ~11%
+    "rareRelevance": ["--query", "RARE", "--rank", "relevance"],  # one memory (its number)
 }
+AGAINST_ONE = ("termRelevance", "tenthRelevance", "rareRelevance")
 HEADLINE = "prefixRelevance"
 
 
@@ -49,26 +57,46 @@ def _repo(root: str, env: dict, memories: int) -> str:
     repo = os.path.join(base, "repo")
     if not os.path.isdir(os.path.join(repo, ".git")):
         os.makedirs(base, exist_ok=True)
-        setup(base, env, memories, actors=ACTORS, streams_per_actor=STREAMS_PER_ACTOR, words=WORDS)
+        if memories == 1:
+            setup(base, env, 1, actors=1, streams_per_actor=1, words=WORDS)
+        else:
+            setup(base, env, memories, actors=ACTORS, streams_per_actor=STREAMS_PER_ACTOR, words=WORDS)
         os.sync()
     return repo
 
 
-def measure(repo: str, env: dict, runs: int) -> dict:
+def _rare(repo: str) -> str:
+    """The number the first memory's content ends with: a term of one memory."""
+    with open(os.path.join(repo, "texts", "000000.txt")) as fh:
+        return [w for w in fh.read().split() if w.isdigit()][-1]
+
+
+def measure(repo: str, env: dict, runs: int, small: str | None = None) -> dict:
     t_first, _peak, _out = alone(RECALL + ["--query", "x"], repo, env)  # builds the state if needed
     alone(GREP, repo, env)
     out = {"firstReadSeconds": round(t_first, 2), "cases": {}}
     grep_times = []
+    rare = _rare(repo)
     for name, args in CASES.items():
+        args = [rare if a == "RARE" else a for a in args]
         alone(RECALL + args, repo, env)
-        times = []
+        against = small if name in AGAINST_ONE else None
+        if against:
+            alone(RECALL + args, against, env)
+        times, small_times = [], []
         for _ in range(runs):
+            if against:
+                small_times.append(alone(RECALL + args, against, env)[0])
             times.append(alone(RECALL + args, repo, env)[0])
             grep_times.append(alone(GREP, repo, env)[0])
         _t, peak, stdout = alone(RECALL + args, repo, env)
         doc = json.loads(stdout)
         out["cases"][name] = {"ms": round(statistics.median(times) * 1000, 1), "peakMiB": peak,
                               "matched": doc["matched"], "returned": doc["returned"]}
+        if against:
+            one = statistics.median(small_times)
+            out["cases"][name].update(oneMemoryMs=round(one * 1000, 1),
+                                      ratioTo1Memory=round(statistics.median(times) / one, 2))
     grep = statistics.median(grep_times)
     out["gitGrepMs"] = round(grep * 1000, 1)
     for item in out["cases"].values():
@@ -79,8 +107,9 @@ def measure(repo: str, env: dict, runs: int) -> dict:
 
 def bench(root: str, env: dict, memories: int, also: int, runs: int) -> dict:
     result = {"name": "search", "runs": runs, "sizes": {}}
+    small = _repo(root, env, 1)
     for n in [memories] + ([also] if also else []):
-        result["sizes"][str(n)] = measure(_repo(root, env, n), env, runs)
+        result["sizes"][str(n)] = measure(_repo(root, env, n), env, runs, small)
     return result
 
 
