@@ -349,3 +349,34 @@ def test_a_plain_join_would_read_every_active_row_for_the_count(conn):
     plain = _ROWS.replace("CROSS JOIN", "JOIN")
     plan = _plan(conn, plain.format(state.marks(2)), 3)
     assert not plan.startswith("SEARCH c USING INDEX chain_commit"), plan
+
+
+class _Planned:
+    """A view whose queries are planned (``EXPLAIN QUERY PLAN``) before they run."""
+
+    def __init__(self, conn):
+        self.plans: list[str] = []
+        self.keep = None
+        self._conn = conn
+        self.conn = self
+
+    def execute(self, sql, args=()):
+        self.plans.append(" ".join(row[-1] for row in self._conn.execute("EXPLAIN QUERY PLAN " + sql, args)))
+        return self._conn.execute(sql, args)
+
+
+def test_a_relevance_page_keeps_a_page_and_its_cursor_row_is_sought_by_id(conn):
+    """f172: the ranked rows come from a co-routine (a subquery SQLite does not flatten, so each
+    frequency is computed once per row, not once per use in the score), sorted by SQLite with
+    the page's LIMIT; the cursor's own row is sought by its ID, not found by a scan."""
+    from git_hn.core import search
+    from git_hn.service.rows import Ranked
+
+    view = _Planned(conn)
+    ranked = Ranked(view, ["+r.lifecycle IN (?)", "instr(r.tokens, ?) > 0"], ["active", " x "],
+                    {(1, "", "a", "decision")}, search.parse("x OR y*"))
+    assert ranked.rows(21) == []
+    plan = view.plans[-1]
+    assert "CO-ROUTINE" in plan and "SCAN r" in plan and "SEARCH t USING PRIMARY KEY" in plan, plan
+    assert ranked.rows(1, also=(["r.id = ?"], ["m1"])) == []
+    assert "SEARCH r USING PRIMARY KEY (id=?)" in view.plans[-1] and "SCAN r" not in view.plans[-1]
