@@ -22,10 +22,9 @@ def _ok(repo, *args) -> str:
     return r.out
 
 
-def _team(tmp_path):
-    """Alice (hooks installed, every stream selected; her policy on main trusts Bob; a decision
-    of her own on main) and Bob, who has pulled that policy: (alice, bob)."""
-    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+def _alice_trusts(alice, bob) -> None:
+    """Alice installs the hooks, selects every stream, and commits and pushes a policy on main
+    that trusts Bob."""
     _ok(alice, "hooks", "install")
     _ok(alice, "replication", "select", "--all")
     _ok(alice, "policy", "init")
@@ -33,6 +32,13 @@ def _team(tmp_path):
     git(alice, "add", ".hn/policy.json")
     git(alice, "commit", "-q", "-m", "policy: trust Bob")
     git(alice, "push", "-q", "origin", "main")
+
+
+def _team(tmp_path):
+    """Alice (hooks installed, every stream selected; her policy on main trusts Bob; a decision
+    of her own on main) and Bob, who has pulled that policy: (alice, bob)."""
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    _alice_trusts(alice, bob)
     _ok(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
         "--content", "Alice's, on main")
     git(bob, "pull", "-q", "origin", "main")
@@ -157,13 +163,7 @@ def test_exact_subject_untrusted_and_ones_own_memories_are_not_counted(tmp_path)
     import hashlib
 
     _remote, (alice, bob, carol) = shared_remote(tmp_path, "Alice", "Bob", "Carol")
-    _ok(alice, "hooks", "install")
-    _ok(alice, "replication", "select", "--all")
-    _ok(alice, "policy", "init")
-    _ok(alice, "policy", "trust", actor_of(bob))
-    git(alice, "add", ".hn/policy.json")
-    git(alice, "commit", "-q", "-m", "policy: trust Bob")
-    git(alice, "push", "-q", "origin", "main")
+    _alice_trusts(alice, bob)
     commit_on(bob, "feature", "feature.py")
     subject = "issue:sha256:" + hashlib.sha256(b"https://example.com/issues/7").hexdigest()
     for applies in (["exact"], ["subject", "--subject", subject]):
