@@ -92,8 +92,8 @@ def test_sync_says_the_memory_follows_the_push_only_where_the_hooks_run(tmp_path
     assert line.endswith(f": 1 memory waits until commit {anchor[:12]} is on origin (branch main contains it but "
                          "is behind origin/main, so Git refuses its push: on that branch, git pull --rebase origin "
                          "main, then git push origin main, then git hn sync origin, which names the git hn memory "
-                         "reanchor that moves the memory to the rebased commit; without git-hn's hooks, which git "
-                         "hn hooks install installs here, neither the rebase nor the push carries it)"), line
+                         "reanchor that moves the memory to the rebased commit; this clone has no git-hn hooks (git "
+                         "hn hooks install adds them), so neither the rebase nor the push carries it)"), line
     assert "follows that push" not in synced.out
     assert git(remote, "for-each-ref") == before
     commands = re.search(r"on that branch, (git pull .*), then (git push .*), then (git hn sync origin),", line)
@@ -134,8 +134,8 @@ def test_a_push_urls_line_says_the_memory_follows_the_push_only_where_the_hooks_
                                  "follows that push, or git hn sync origin)"), line
             continue
         assert line.endswith(f": 1 memory waits until commit {commit[:12]} is on origin's push URL (push a branch "
-                             "that contains it to origin, then git hn sync origin; without git-hn's hooks, which "
-                             "git hn hooks install installs here, the push does not carry the memory)"), line
+                             "that contains it to origin, then git hn sync origin; this clone has no git-hn hooks "
+                             "(git hn hooks install adds them), so the push does not carry the memory)"), line
         git(alice, "push", "-q", "origin", "main")
         assert not git(fork, "for-each-ref", "refs/hn/memory/")  # (as said: the push carried none)
         again = hn(alice, "sync")

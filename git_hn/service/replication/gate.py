@@ -118,7 +118,7 @@ class Held(NamedTuple):
                     f"then git hn sync {remote}; to track them, git config --add remote.{remote}.fetch {spec} "
                     f"&& git fetch {remote}")
         # (f170: "the memory follows that push" only where git-hn's hooks run: ``unhooked``)
-        unhooked = "without git-hn's hooks, which git hn hooks install installs here,"
+        unhooked = "this clone has no git-hn hooks (git hn hooks install adds them), so"
         if self.where and self.unhooked:
             return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
                     f"contains it to {remote}, then git hn sync {remote}; {unhooked} the push does not carry the "
