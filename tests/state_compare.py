@@ -9,6 +9,7 @@ import hashlib
 from git_hn.core import recall as core_recall
 from git_hn.errors import HnError
 from git_hn.service import brief as brief_service
+from git_hn.service import digest as digest_service
 from git_hn.service import index as index_service
 from git_hn.service import recall as recall_service
 from git_hn.service import show as show_service
@@ -82,8 +83,8 @@ def compare(path) -> dict:
             full = _call(path, brief_service.brief_full, "HEAD", **kw)
             assert _call(path, brief_service.brief, "HEAD", **kw) == full, kw
         for month in (MONTH, None, "2025-01"):
-            full = _call(path, brief_service.digest_full, month, include_untrusted=include)
-            assert _call(path, brief_service.digest, month, include_untrusted=include) == full
+            full = _call(path, digest_service.digest_full, month, include_untrusted=include)
+            assert _call(path, digest_service.digest, month, include_untrusted=include) == full
             seen.setdefault("digest", []).append(full[0])
     for kw in REQUESTS:
         req = core_recall.RecallRequest(at_commit="HEAD", **kw)

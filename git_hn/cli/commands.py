@@ -598,14 +598,14 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
 
 def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
                    no_color: bool = False) -> int:
-    from ..service import brief
+    from ..service import digest
     from ..store.repo import open_repo
 
     from ..service.recall import Hidden
 
     repo = open_repo()
     hidden = Hidden()
-    doc = brief.digest(repo, month, include_untrusted=include_untrusted, hidden=hidden)
+    doc = digest.digest(repo, month, include_untrusted=include_untrusted, hidden=hidden)
     if as_json:
         render.json_line(doc)
     elif render.on_terminal():
@@ -615,7 +615,7 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
         names = author_names(repo, [row["id"] for row in doc["memories"]])
         render.write(terminal.digest(doc, names, no_color, known=known_authors(repo) if doc["memories"] else ()))
     else:
-        render.lines(brief.digest_lines(doc))
+        render.lines(digest.digest_lines(doc))
     from ..service.policy_drift import shown_trusted
     from .trust import hint
 

@@ -1,10 +1,9 @@
-"""``git hn memory brief`` and ``git hn memory digest`` (CONTRACT §7.15).
+"""``git hn memory brief`` (CONTRACT §7.15; the digest is ``service.digest``'s).
 
-Both are read-only views of the verified state: no fetch, no ref update. The brief reads no clock;
-the digest reads it only for its default month. Counts come from the state's grouped rows (each
-group's classes decided once, ``service.rows``); only the items the byte bound admits are
-projected (from their closure, like recall's page), so an item is exactly the row recall would
-return for the same context. ``brief_full`` and ``digest_full`` answer from a full projection;
+A read-only view of the verified state: no fetch, no ref update, no clock. Counts come from the
+state's grouped rows (each group's classes decided once, ``service.rows``); only the items the
+byte bound admits are projected (from their closure, like recall's page), so an item is exactly
+the row recall would return for the same context. ``brief_full`` answers from a full projection;
 a test compares both ways after every kind of change.
 
 Staleness is decided offline against the query commit with the literal tree lookup of §5.5
@@ -592,86 +591,3 @@ def _brief_commit(repo: Repo, at: str, max_bytes: int, from_input: bool) -> str:
     else:
         commit = repo.resolve_commit(at)
     return commit
-
-
-def digest(repo: Repo, month: str | None, *, include_untrusted: bool = False,
-           hidden: dict | None = None) -> dict:
-    """CONTRACT §7.15: the handoffs and decisions signed within one UTC month, from the state.
-    ``hidden`` (when given) gets how many the trust policy left out, by trust class (for the
-    human hint, as recall's; the document does not carry it), and a ``recall.Hidden`` their
-    authors too."""
-    from ..store import stateview
-
-    from .recall import Hidden
-
-    month = _month(month)
-    left = Hidden()
-
-    def counted(make):
-        left.clear()  # (the state may fail over to the full projection half way)
-        left.authors.clear()
-        return make()
-
-    doc = stateview.serve(repo, lambda view: counted(lambda: _digest_view(repo, view, month, include_untrusted, left)),
-                          lambda: counted(lambda: _digest_full(repo, month, include_untrusted, left)))
-    if hidden is not None:
-        hidden.update(left)
-        getattr(hidden, "authors", {}).update(left.authors)
-    return doc
-
-
-def _month(month: str | None) -> str:
-    if month is None:
-        import time
-
-        month = time.strftime("%Y-%m", time.gmtime())  # the only clock the command reads
-    return core.check_month(month)
-
-
-def _digest_view(repo: Repo, view, month: str, include_untrusted: bool, hidden: dict) -> dict:
-    from ..core.projection import trust
-
-    head = repo.head_commit()
-    resolver = Resolver(repo)
-    policy = load_policy(repo, resolver, head)
-    ctx = Context(head, "", "", policy.memory, policy.digest)
-    ids = []
-    for ident, actor, kind in view.conn.execute(
-            "SELECT id, actor, kind FROM rows INDEXED BY rows_utc WHERE utc >= ? AND utc < ? "
-            "AND kind IN ('handoff', 'decision')", (month + "-", month + ".")):
-        cls = "qualified" if include_untrusted else trust(actor, kind, policy.memory)
-        if cls == "qualified":
-            ids.append(ident)
-        else:
-            hidden.note(cls, actor)
-    rows = []
-    for i in range(0, len(ids), 256):
-        batch = ids[i:i + 256]
-        proj, _mems = view.project(batch, ctx, resolver)
-        rows += [row_index_json(proj.rows[r]) for r in batch]
-    return core.digest_doc(month, core.digest_rows(rows, month))
-
-
-def digest_full(repo: Repo, month: str | None, *, include_untrusted: bool = False) -> dict:
-    """The same digest from a full projection (the reference)."""
-    return _digest_full(repo, _month(month), include_untrusted)
-
-
-def _digest_full(repo: Repo, month: str, include_untrusted: bool, hidden: dict | None = None) -> dict:
-    head = repo.head_commit()
-    collection = streams.collect(repo)
-    resolver = Resolver(repo)
-    policy = load_policy(repo, resolver, head)
-    proj = project(list(collection.memories), Context(head, "", "", policy.memory, policy.digest),
-                   resolver)
-    rows = [row_index_json(r) for r in proj.rows.values()
-            if include_untrusted or r.trust == "qualified"]
-    if hidden is not None and not include_untrusted:
-        for r in core.digest_rows([row_index_json(r) for r in proj.rows.values() if r.trust != "qualified"],
-                                  month):
-            hidden.note(r["trust"], r["actor"])
-    return core.digest_doc(month, core.digest_rows(rows, month))
-
-
-def digest_lines(doc: dict) -> list[str]:
-    return core.digest_lines(doc)

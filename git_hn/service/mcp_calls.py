@@ -218,7 +218,7 @@ DIGEST_MAX_BYTES = 65_536  # an agent's context is not a month of full handoffs
 def _digest(repo, arguments) -> dict:
     from ..core import canonical
     from ..core.brief import bounded_digest
-    from . import brief
+    from . import digest
 
     doc = _bind(arguments, "digest input: ", {"version": "any", "month": "string",
                                               "includeUntrusted": "bool", "maxBytes": "any"})
@@ -230,8 +230,8 @@ def _digest(repo, arguments) -> dict:
     from .recall import Hidden
 
     hidden = Hidden()
-    full = brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False),
-                        hidden=hidden)
+    full = digest.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False),
+                         hidden=hidden)
     drift = _drift(repo, repo.head_commit(), full)
     hint = _hinted(repo, {}, hidden, "HEAD", drift)  # (once: a review found the revocation looked up twice)
     room = len(canonical.compact(hint)) - 1 if hint else 0  # (the hint counts against the bound too)

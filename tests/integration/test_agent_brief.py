@@ -856,14 +856,14 @@ def test_digest_human_lines(world):
                      f"--include-untrusted, or trust its author with git hn policy trust {c}\n")
     assert hn(w["repo"], "memory", "digest", "--month", month, "--include-untrusted").err == ""
     assert hn(w["repo"], "memory", "digest", "--month", month, "--json").err == r.err  # (an agent reads it)
-    from git_hn.service import brief
+    from git_hn.service import digest as digest_service
     from git_hn.store.repo import open_repo
 
     from git_hn.service.recall import Hidden
 
     repo = open_repo(w["repo"])
     from_state, full = Hidden(), Hidden()
-    assert brief.digest(repo, month, hidden=from_state) == brief._digest_full(repo, month, False, full)
+    assert digest_service.digest(repo, month, hidden=from_state) == digest_service._digest_full(repo, month, False, full)
     assert from_state == full == {"actor-untrusted": 1}
     assert from_state.authors == full.authors and list(full.authors.values()) == [1]  # (the revoked hint's)
     assert out[0] == WARNING
