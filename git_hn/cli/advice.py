@@ -224,19 +224,21 @@ def unmerged_hint(repo, hidden) -> None:
     said_lately(repo, text, [again])
 
 
-def brief_unmerged(repo, left: dict, newer: list) -> None:
-    """After a brief (both formats, on stderr: the JSON document's keys are §7.15's): how many
-    active memories it left out only because their anchor commit, which a ref here holds, is not in
-    the brief commit's history (``brief.left_behind_count``'s ``unmerged``; f169: an agent's brief
-    left a teammate's decisions on a fetched branch out without a word), and the brief there. In full each time:
-    each brief starts a session; the handoffs ``newer``'s lines name are not counted again. Not in
-    a shallow clone (``unmerged_hint``)."""
+def brief_unmerged(repo, left: dict, newer: list, doc) -> None:
+    """After a brief (on stderr: the JSON document's keys are §7.15's): how many active memories
+    it left out only because their anchor commit, which a ref here holds, is not in the brief
+    commit's history (``brief.left_behind_count``'s ``unmerged``; f169: an agent's brief left a
+    teammate's decisions on a fetched branch out without a word), and the brief there. In full each
+    time: each brief starts a session; the handoffs ``newer``'s lines name are not counted again.
+    Not when the Markdown ``doc`` carries the same line in its header (``doc.notes``, f173: a
+    session-start hook passes the agent stdout alone, and a reader of both read it twice); said
+    when the byte bound left it no room. Not in a shallow clone (``unmerged_hint``)."""
     if not left.get("unmerged") or os.path.exists(os.path.join(repo.common_dir, "shallow")):
         return
     from ..core.not_merged import brief_left_out
 
     text = brief_left_out(left["unmerged"], newer, mine=left.get("unmerged_mine", ()))
-    if text:
+    if text and text not in getattr(doc, "notes", ()):
         render.hint(text)
 
 

@@ -582,7 +582,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     else:
         brief_hint(repo, _doc, left.get("authors"), left.get("revoked"))  # issue 13: what the body cannot say of the trust policy
     advice.brief_left_out(left, as_json)
-    advice.brief_unmerged(repo, left, newer)
+    advice.brief_unmerged(repo, left, newer, _doc)
     advice.brief_omitted(_doc, DEFAULT_MAX_BYTES if bound is None else bound, as_json)
     if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``, ``brief.drift_notes``)
         from ..core.brief import SECTIONS

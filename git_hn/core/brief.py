@@ -236,10 +236,12 @@ class Brief(dict):
     """A brief document. ``one_fits``: when it lists no item although it has some, the smallest
     bound at which the same brief lists one (its fixed part at its largest, and the smallest item
     a fill reads: each section's first ``SET_ASIDE`` or so, each listed whole), else None; what an
-    agent that asked for too small a bound is told (git-hn: the MCP tool). Equal to the document
-    (the bound is no part of it)."""
+    agent that asked for too small a bound is told (git-hn: the MCP tool). ``notes``: the header
+    lines its Markdown carries (none when the bound left no room for them), so that the CLI says on
+    stderr only what the Markdown went without. Equal to the document (neither is part of it)."""
 
     one_fits = None
+    notes: tuple[str, ...] = ()
 
 
 def _doc(top: dict, taken: list, total: int) -> dict:
@@ -312,9 +314,10 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
         notes = ()  # (a bound too small for them: the brief without, as before they existed)
         doc, out = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes,
                            lambda d: markdown_bytes(d, names, (), notes), names, fmt)
+    doc.notes = notes
     if not doc["omitted"]:
         return doc, out  # (every item kept: nothing for a note to speak of that is not there)
-    final = settle(doc) if settle is not None and notes else notes
+    final = doc.notes = settle(doc) if settle is not None and notes else notes
     if final != notes:
         out = markdown_bytes(doc, names, (), final)
     widest = [("9" * len(str(total)), LEFT_COUNTED[n]) for n in SECTIONS if counts.get(n)]
@@ -332,7 +335,8 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
                 left.append((ident, LEFT_LABELS[name]))
     by_section = [(str(counts[n] - len(fewer[n])), LEFT_COUNTED[n]) for n in SECTIONS
                   if counts.get(n, 0) > len(fewer[n])]
-    named = markdown_bytes(fewer, names, left, settle(fewer) if settle is not None and notes else notes, by_section)
+    fewer.notes = settle(fewer) if settle is not None and notes else notes
+    named = markdown_bytes(fewer, names, left, fewer.notes, by_section)
     # (a bound too small for the block beside the header keeps the first fill, unnamed)
     return (fewer, named) if len(named) <= max_bytes else (doc, out)
 
@@ -589,6 +593,11 @@ REVOKED = {"all": "the policy no longer trusts their authors",
 
 LEFT_LINE = "Left out to stay within the byte bound (git hn memory show ID prints one; a larger --max-bytes keeps more):"
 LEFT_BY_SECTION = "Left out, by section (git hn memory recall --kind KIND lists a kind): "
+
+
+def notes_size(notes: tuple[str, ...]) -> int:
+    """The bytes ``notes`` take in the Markdown header (what a settled set must not exceed)."""
+    return sum(len(_out(f"{note}\n")) for note in notes)
 
 
 def _left_markdown(left: list[tuple[str, str]], by_section: list[tuple[str, str]] = ()) -> bytes:

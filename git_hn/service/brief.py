@@ -255,7 +255,8 @@ def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int
     names.advice = trust_advice(repo, commit, top, left_out, fmt)
     notes = (*notes, *drift_notes(repo, commit, fmt, left_out["trusted"]))
     return core.bounded(top, full, max_bytes, fmt, names,
-                        *_noted(_away(notes, fmt, left_out["inapplicable"]), found, fmt, newer))
+                        *_noted(_away(notes, fmt, left_out["inapplicable"]), found, fmt, newer,
+                                _unmerged(repo, left_out, fmt)))
 
 
 def trust_advice(repo: Repo, at: str, top: dict, left_out: dict | None, fmt: str) -> str:
@@ -351,19 +352,52 @@ def _away(notes: tuple[str, ...], fmt: str, n: int) -> tuple[str, ...]:
     return (*notes, brief_not_applying(n)) if n and fmt == "markdown" else notes
 
 
-def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None):
+def _unmerged(repo: Repo, left_out: dict | None, fmt: str):
+    """The Markdown header's line on the memories left out as work not merged here, as a function
+    of the newer-handoff lines' handoffs (``core.not_merged.brief_left_out``: those named are not
+    counted again), or None when there is none, or in a shallow clone (as the CLI's hint). A
+    function of ``left_behind_count``'s ``unmerged``: the state's rows (or the projection), the
+    refs that hold their anchors, the policy and flags, and the active identity (one's own are
+    not counted, as the trust advice's maintainer words already depend on it); no clock, no memo."""
+    held = (left_out or {}).get("unmerged")
+    if fmt != "markdown" or not held:
+        return None  # (nothing left out: no stat, no module)
+    import os
+
+    if os.path.exists(os.path.join(repo.common_dir, "shallow")):
+        return None
+    from ..core.not_merged import brief_left_out
+
+    mine = left_out.get("unmerged_mine", ())
+    return lambda newer: brief_left_out(held, newer, mine=mine)
+
+
+def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None, unmerged=None):
     """(the Markdown header's notes with a line for each newer handoff elsewhere, ``found``, also
-    given to ``newer``; the function that settles them once the bound chose the items, for
-    ``core.bounded_items``: a handoff the bound left out gets no line, as in JSON and MCP)."""
+    given to ``newer``, and ``unmerged``'s line (``_unmerged``: f173, a session-start hook passes
+    the agent stdout alone); the function that settles them once the bound chose the items, for
+    ``core.bounded_items``: a handoff the bound left out gets no line, as in JSON and MCP, and is
+    counted on ``unmerged``'s line instead, which goes when that makes the notes longer than the
+    room the fill reserved for them: the bound is never exceeded)."""
     if newer is not None:
         newer.extend(found)
     if fmt != "markdown":
         return notes, None
 
-    def settle(doc) -> tuple[str, ...]:
-        return (*notes, *aside.newer_notes(aside.kept(found, {h["id"] for h in doc["handoffs"]}), "markdown"))
+    def lines(handoffs: list) -> tuple[str, ...]:
+        out = (*notes, *aside.newer_notes(handoffs, "markdown"))
+        said = unmerged(handoffs) if unmerged is not None else ""
+        return (*out, said) if said else out
 
-    return (*notes, *aside.newer_notes(found, "markdown")), settle
+    reserved = lines(found)
+
+    def settle(doc) -> tuple[str, ...]:
+        out = lines(aside.kept(found, {h["id"] for h in doc["handoffs"]}))
+        if core.notes_size(out) > core.notes_size(reserved):
+            return out[:-1]  # (the count's line grew by the handoffs no line names now)
+        return out
+
+    return reserved, settle
 
 
 def placed(repo: Repo, at: str, newer: list) -> list:
@@ -549,7 +583,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     notes = (*notes, *drift_notes(repo, at, fmt, {(g.actor, g.kind) for g in groups
                                                    if g.key in keep and classes.trust(g) == "qualified"}))
     return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names,
-                              *_noted(_away(notes, fmt, away), found, fmt, newer))
+                              *_noted(_away(notes, fmt, away), found, fmt, newer, _unmerged(repo, left_out, fmt)))
 
 
 def _stale_group(group, blob_at) -> bool:
