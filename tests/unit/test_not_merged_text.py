@@ -73,3 +73,26 @@ def test_the_brief_hint_counts_names_the_commit_with_the_most_and_not_the_handof
     assert brief_left_out({C: 2}, [mine, *named], mine={mine.id}).startswith("1 more active memory was")
     past = [named[0]._replace(id=str(i)) for i in range(3)] + [named[0]]  # (the fourth is only counted)
     assert brief_left_out({C: 4}, past).startswith("1 more active memory was")
+
+
+def test_the_headers_count_line_is_settled_with_the_handoffs_named_and_never_outgrows_its_room():
+    """The Markdown header's count line (f173) is settled with the newer-handoff lines once the
+    bound chose the items (``service.brief._noted``): a handoff whose line went (the bound left
+    out the one it spoke of) is counted instead; a settled set larger than the room the fill
+    reserved for the notes goes without the count's line, so the bound holds whatever the
+    wording."""
+    from git_hn.core.brief import notes_size
+    from git_hn.service.brief import _noted
+
+    shown = "sha256:" + "a" * 64
+    found = [Newer(shown, "sha256:" + "b" * 64, C, "descendants", "", ("ref", "origin/feature"))]
+    reserved, settle = _noted(("A note",), found, "markdown", None, lambda named: brief_left_out({C: 3}, named))
+    assert reserved[0] == "A note" and reserved[-1] == brief_left_out({C: 3}, found)
+    assert reserved[-1].startswith("2 more active memories") and len(reserved) == 3
+    assert settle({"handoffs": [{"id": shown}]}) == reserved
+    assert settle({"handoffs": []}) == ("A note", brief_left_out({C: 3}, []))  # (the line went: counted)
+    assert brief_left_out({C: 3}, []).startswith("3 active memories")
+    # (a wording that outgrew the room: the count's line goes, never the bound)
+    _reserved, settle = _noted(("A note",), found, "markdown", None, lambda named: "short" if named else "long " * 300)
+    assert settle({"handoffs": []}) == ("A note",)
+    assert notes_size(settle({"handoffs": []})) <= notes_size(_reserved)
