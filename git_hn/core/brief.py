@@ -293,10 +293,11 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
     for that block is taken from the items only when something is omitted (a second fill).
     ``notes``: git-hn's lines for the Markdown header (what the reader of a brief that shows
     nothing needs to know: no memory is imported here yet). ``settle`` (when given): the notes
-    once the items are chosen (a function of the document: each of ``notes``, or fewer, never
-    longer), so that a note about an item the bound left out is not said (a review: the header
-    said "Handoff X is not the latest of its stream" of a handoff listed as left out). The fill
-    reserves room for every note, so the settled brief fits too.
+    once the items are chosen (a function of the document, never more bytes in all than
+    ``notes``: ``notes_size``), so that a note about an item the bound left out is not said (a
+    review: the header said "Handoff X is not the latest of its stream" of a handoff listed as
+    left out), and a count says what the notes now name no more (f173). The fill reserves room
+    for every note, so the settled brief fits too.
     """
     if max_bytes <= 0:
         raise InputError("brief bound must be positive")
