@@ -470,12 +470,8 @@ def _projection(screen: Screen, row: dict, pad: int, reasons: dict) -> None:
             line.append(why)  # (why, as the page says it; cut at the width like a summary)
             screen.line(line)
     data = row["data"]
-    topics = data.get("topics") or []
-    if topics:
-        screen.line(labelled("Topics", inert(", ".join(topics)), pad=pad))
-    paths = [p["path"] for p in row["anchor"].get("paths", ())]
-    if paths:
-        screen.line(labelled("Paths", inert(", ".join(paths)), pad=pad))
+    _typed_again(screen, "Topics", [inert(topic) for topic in data.get("topics") or ()], pad)
+    _typed_again(screen, "Paths", [inert(p["path"]) for p in row["anchor"].get("paths", ())], pad)
     if row["anchor"].get("subject"):
         screen.line(labelled("Subject", inert(row["anchor"]["subject"]), pad=pad))
     if data.get("attemptOutcome"):
@@ -488,6 +484,18 @@ def _projection(screen: Screen, row: dict, pad: int, reasons: dict) -> None:
             for entry in handoff[key]:
                 text = spell_invisible(safe_text(entry), spaces=False).expandtabs(4)
                 screen.indented(Text("- " + text.replace("\n", "\n  ")), 2)
+
+
+def _typed_again(screen: Screen, label: str, values: list[str], pad: int) -> None:
+    """Values someone types again (a path for ``recall --path``, a topic for ``--topic``), never
+    cut: together on ``label``'s line where they fit there, else each whole on a line of its own
+    (``Screen.whole``; a newcomer trial at 60 columns saw an anchored path end in ``…``, f174)."""
+    joined = ", ".join(values)
+    if not values or pad + cell_len(joined) <= screen.width:
+        if values:
+            screen.line(labelled(label, joined, pad=pad))
+        return
+    screen.whole(label, values, pad)
 
 
 def _content(screen: Screen, content: str, label: str = "Content (inert)") -> None:

@@ -226,3 +226,30 @@ def test_piped_supersede_retract_and_challenge_print_the_same_contract_lines(tmp
     assert out == contract(doc) and doc["envelope"]["target"] == own
     again, _ = lines("retract", own, "--reason", "wrong")
     assert again == [*out, f"Memory {own} is already retracted by {doc['memoryId']}; nothing appended"]
+
+
+def test_show_keeps_every_path_and_topic_whole_on_a_narrow_terminal(tmp_path):
+    """A newcomer trial (f174, tmux at 60 columns): ``show`` cut a long anchored path with an
+    ellipsis (``Paths    src/services/authentication/token_refresh_handler.…``), so the path to
+    give ``recall --path`` could not be read. Paths and topics are values someone types again:
+    together on the label's line where they fit there, else each whole on a line of its own, in
+    the value column or, where one does not fit it, under the label two columns in (the terminal
+    wraps it; no newline inside it), as evidence items are."""
+    long_path = "src/services/authentication/token_refresh_handler.py"  # (52 characters)
+    repo = make_repo(tmp_path / "r", files={long_path: "x\n", "app.py": "y\n"})
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    mid = record_id(repo, "--path", long_path, "--path", "app.py", "--topic", "authentication-gateway",
+                    "--topic", "token-refresh")
+    wide = _pty(repo, "memory", "show", mid[7:19], columns=160)
+    assert f"Paths    app.py, {long_path}" in wide and "Topics   authentication-gateway, token-refresh" in wide, wide
+    narrow = _pty(repo, "memory", "show", mid[7:19], columns=61)
+    at = narrow.index("Paths    app.py")  # (sorted, as the anchor holds them)
+    assert narrow[at + 1] == " " * 9 + long_path, narrow  # (9 + 52 columns: whole in the value column)
+    assert "Topics   authentication-gateway, token-refresh" in narrow  # (they fit together: one line)
+    assert not any("\u2026" in line for line in narrow), narrow
+    narrow = _pty(repo, "memory", "show", mid[7:19], columns=40)
+    at = narrow.index("Paths")  # (52 columns do not fit beside it: every path under it)
+    assert narrow[at + 1:at + 3] == ["  app.py", "  " + long_path], narrow
+    at = narrow.index("Topics   authentication-gateway")
+    assert narrow[at + 1] == " " * 9 + "token-refresh", narrow
+    assert not any("\u2026" in line for line in narrow), narrow
