@@ -328,6 +328,11 @@ def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again
     if behind:  # (f170: the push this hint named is refused as a non-fast-forward)
         push = f"git pull --rebase {quote(remote)} {quote(branch)}, then {push}"
         how = f"branch {branch} is behind {behind}, so Git refuses its push: {push}"
+        if _unhooked(repo):  # (f174: followed as said, no hook moved the memory or published it)
+            push += f", then git hn sync {quote(remote)}"
+            how = (f"branch {branch} is behind {behind}, so Git refuses its push: {push}, which names the git hn "
+                   "memory reanchor that moves the memory to the rebased commit; this clone has no git-hn hooks "
+                   "(git hn hooks install adds them), so neither the rebase nor the push carries it")
     elif branch:
         how = _push_branch(remote, branch, tracked)
     else:
@@ -337,6 +342,15 @@ def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again
                       f"{anchor[:12]} is pushed", push if branch else "push a branch that contains it"))
     return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
             f"pushed ({how}): later memories of this stream wait behind it")
+
+
+def _unhooked(repo: Repo) -> bool:
+    """Whether git-hn's pre-push and post-rewrite wrappers are known not to run here (sync's
+    ``hooks_here.unhooked`` for the same case, f170): one ``git rev-parse``, asked only for a
+    branch behind its remote's, so the usual hint costs nothing more."""
+    from .hooks_here import REBASE, wrappers_run
+
+    return wrappers_run(repo, REBASE) is False
 
 
 def _behind(repo: Repo, remote: str, branch: str, config: str, listing: str, graph: dict) -> str:

@@ -184,10 +184,49 @@ def test_record_hint_says_to_pull_before_pushing_a_branch_behind_its_remote(tmp_
     assert len(git(remote, "for-each-ref", "refs/hn/memory/").splitlines()) == 2  # (both streams published)
 
 
+def test_record_hint_for_a_branch_behind_says_what_follows_the_push_where_no_hooks_run(tmp_path):
+    """(f174, a newcomer trial) In a clone without git-hn's hooks, ``memory record``'s hint for a
+    branch behind its remote's said only ``git pull --rebase origin main, then git push origin
+    main``; followed as said, no hook moved the memory to the rebased commit nor published it.
+    It says, in sync's words for the same case (f170), to sync after the push, which names the
+    reanchor; followed as said, the memory is published on the rebased commit. With the hooks,
+    as before (the test above)."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    commit_on(alice, None, "alice.txt")
+    git(alice, "push", "-q", "origin", "main")
+    git(bob, "fetch", "-q", "origin")
+    anchor = commit_on(bob, None, "bob.txt")
+    r = _record(bob, "Bob decided on his commit")
+    (line,) = _hint(r.err)
+    assert line.endswith(f"waits until commit {anchor[:12]} is pushed (branch main is behind origin/main, so Git "
+                         "refuses its push: git pull --rebase origin main, then git push origin main, then git hn "
+                         "sync origin, which names the git hn memory reanchor that moves the memory to the rebased "
+                         "commit; this clone has no git-hn hooks (git hn hooks install adds them), so neither the "
+                         "rebase nor the push carries it): later memories of this stream wait behind it"), line
+    again = _hint(_record(bob, "and again").err)
+    assert again and ("(git pull --rebase origin main, then git push origin main, then git hn sync origin; said in "
+                      "full") in again[0], again
+    commands = re.search(r"refuses its push: (git pull .*), then (git push .*), then (git hn sync origin),", line)
+    for command in commands.groups():  # the advice, pasted into a shell
+        done = subprocess.run(["sh", "-c", command], cwd=bob, capture_output=True, text=True)
+        assert done.returncode == 0, (command, done.stderr)
+    head = git(bob, "rev-parse", "HEAD")
+    (held,) = _held(done.stdout)
+    assert f"git hn memory reanchor {anchor[:12]} {head[:12]} moves it there" in held, held
+    assert hn(bob, "memory", "reanchor", anchor[:12], head[:12]).code == 0
+    synced = hn(bob, "sync", "origin")
+    assert synced.code == 0 and not _held(synced.out), synced.out
+    memories = recall_json(bob, "--include-untrusted")["memories"]
+    assert sorted((m["data"]["content"], m["anchor"]["commit"]) for m in memories) == [
+        ("Bob decided on his commit", head), ("and again", head)]
+    assert git(remote, "for-each-ref", "refs/hn/memory/")
+
+
 def test_record_hint_asks_git_nothing_more_unless_the_branch_is_behind(tmp_path):
     """(f170; record's fixed cost, issue 11) On a branch committed on since it was fetched, the
     hint's walk already shows the remote-tracking tip is an ancestor of HEAD: no Git process more
-    than before (one ``rev-list``, no ``merge-base``). Behind, one ``merge-base --is-ancestor``."""
+    than before (one ``rev-list``, no ``merge-base``). Behind, one ``merge-base --is-ancestor`` and
+    (f174: where the hooks run, for the words) one ``rev-parse --git-path hooks``."""
     remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
     commit_on(bob, None, "one.txt")
     commit_on(bob, None, "two.txt")
@@ -206,3 +245,5 @@ def test_record_hint_asks_git_nothing_more_unless_the_branch_is_behind(tmp_path)
         assert (b"is behind origin/main" in r.err_bytes) is behind, r.err_bytes
         runs = [argv[0] for argv in git_processes(trace)]
         assert runs.count("rev-list") == 1 and runs.count("merge-base") == (1 if behind else 0), runs
+        hooks_asked = [argv for argv in git_processes(trace) if argv[:3] == ["rev-parse", "--git-path", "hooks"]]
+        assert len(hooks_asked) == (1 if behind else 0), runs
