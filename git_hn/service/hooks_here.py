@@ -19,6 +19,10 @@ from .hooks import PRE_COMMIT_LEGACY, _is_wrapper
 PUSH = ("pre-push",)  # what carries a memory with a push
 REBASE = ("pre-push", "post-rewrite")  # and what moves it to the rebased commit first
 
+# the words of such a line where they do not run (sync's ``gate.Held.text``, record's hint: f174)
+NO_HOOKS_SO = "this clone has no git-hn hooks (git hn hooks install adds them), so"
+REANCHOR_NAMED = "which names the git hn memory reanchor that moves the memory to the rebased commit"
+
 
 def wrappers_run(repo: Repo, names: tuple[str, ...]) -> bool | None:
     """Whether each of ``names`` is a git-hn wrapper where Git runs hooks now (its own file, or the

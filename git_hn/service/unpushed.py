@@ -329,10 +329,11 @@ def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again
         push = f"git pull --rebase {quote(remote)} {quote(branch)}, then {push}"
         how = f"branch {branch} is behind {behind}, so Git refuses its push: {push}"
         if _unhooked(repo):  # (f174: followed as said, no hook moved the memory or published it)
+            from .hooks_here import NO_HOOKS_SO, REANCHOR_NAMED
+
             push += f", then git hn sync {quote(remote)}"
-            how = (f"branch {branch} is behind {behind}, so Git refuses its push: {push}, which names the git hn "
-                   "memory reanchor that moves the memory to the rebased commit; this clone has no git-hn hooks "
-                   "(git hn hooks install adds them), so neither the rebase nor the push carries it")
+            how = (f"branch {branch} is behind {behind}, so Git refuses its push: {push}, {REANCHOR_NAMED}; "
+                   f"{NO_HOOKS_SO} neither the rebase nor the push carries it")
     elif branch:
         how = _push_branch(remote, branch, tracked)
     else:

@@ -118,18 +118,19 @@ class Held(NamedTuple):
                     f"then git hn sync {remote}; to track them, git config --add remote.{remote}.fetch {spec} "
                     f"&& git fetch {remote}")
         # (f170: "the memory follows that push" only where git-hn's hooks run: ``unhooked``)
-        unhooked = "this clone has no git-hn hooks (git hn hooks install adds them), so"
+        if self.unhooked:
+            from ..hooks_here import NO_HOOKS_SO, REANCHOR_NAMED
         if self.where and self.unhooked:
             return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
-                    f"contains it to {remote}, then git hn sync {remote}; {unhooked} the push does not carry the "
-                    "memory)")
+                    f"contains it to {remote}, then git hn sync {remote}; {NO_HOOKS_SO} the push does not carry "
+                    "the memory)")
         if self.where:  # (that URL was asked: no fetch makes it true)
             return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
                     f"contains it to {remote}: the memory follows that push, or git hn sync {remote})")
         if self.behind:  # (f166: that branch was pushed, and Git refused it as a non-fast-forward)
             branch = self.behind[0].removeprefix("refs/heads/")
-            then = (f", then git hn sync {remote}, which names the git hn memory reanchor that moves the memory to "
-                    f"the rebased commit; {unhooked} neither the rebase nor the push carries it)"
+            then = (f", then git hn sync {remote}, {REANCHOR_NAMED}; {NO_HOOKS_SO} neither the rebase nor the push "
+                    "carries it)"
                     if self.unhooked else f"; the memory follows that push, or git hn sync {remote})")
             return (f"Publication {what}: {waiting} until commit {commit} is on {remote} (branch {branch} "
                     f"contains it but is behind {self.behind[1].removeprefix('refs/remotes/')}, so Git refuses "
