@@ -196,12 +196,10 @@ def elsewhere_hint(repo, hidden) -> bool:
     a teammate's, also when others matched (a team trial: after a squash merge, the feature's
     decisions dropped out of a recall that still listed main's). Not in a shallow clone (its
     history may be what is missing: ``shallow_hint``). Whether it said so."""
-    import os
-
     from ..core.hints import not_applying, places
 
     n = getattr(hidden, "elsewhere", 0)
-    text = "" if not n or os.path.exists(os.path.join(repo.common_dir, "shallow")) else \
+    text = "" if not n or repo.is_shallow() else \
         not_applying(n, hidden.mine, hidden.theirs, **places(hidden))
     if text:
         render.hint(text)
@@ -216,7 +214,7 @@ def unmerged_hint(repo, hidden) -> None:
     saying it in full (a team with open branches leaves some out of most recalls). Not in a
     shallow clone (``elsewhere_hint``)."""
     anchor, on_anchor, n = getattr(hidden, "unmerged", ("", 0, 0))
-    if not n or os.path.exists(os.path.join(repo.common_dir, "shallow")):
+    if not n or repo.is_shallow():
         return
     from ..core.not_merged import left_out
 
@@ -233,7 +231,7 @@ def brief_unmerged(repo, left: dict, newer: list, doc) -> None:
     Not when the Markdown ``doc`` carries the same line in its header (``doc.notes``, f173: a
     session-start hook passes the agent stdout alone, and a reader of both read it twice); said
     when the byte bound left it no room. Not in a shallow clone (``unmerged_hint``)."""
-    if not left.get("unmerged") or os.path.exists(os.path.join(repo.common_dir, "shallow")):
+    if not left.get("unmerged") or repo.is_shallow():
         return
     from ..core.not_merged import brief_left_out
 
@@ -334,9 +332,7 @@ def shallow_hint(repo, doc: dict) -> bool:
     checkout: a team trial found recall empty, with nothing saying why): a memory anchored on a
     commit beyond the clone's history is left out, since HEAD's descent from it cannot be
     checked. On stderr (``--json`` too: an agent reads it); one stat. Whether it said so."""
-    import os
-
-    if doc["matched"] or not os.path.exists(os.path.join(repo.common_dir, "shallow")):
+    if doc["matched"] or not repo.is_shallow():
         return False
     from . import render
 

@@ -362,9 +362,7 @@ def _unmerged(repo: Repo, left_out: dict | None, fmt: str):
     held = (left_out or {}).get("unmerged")
     if fmt != "markdown" or not held:
         return None  # (nothing left out: no stat, no module)
-    import os
-
-    if os.path.exists(os.path.join(repo.common_dir, "shallow")):
+    if repo.is_shallow():
         return None
     from ..core.not_merged import brief_left_out
 

@@ -284,9 +284,7 @@ def _unmerged(repo, counted, newer: list | None = None, mine=()) -> str:
     "" when none was, or in a shallow clone (as the CLI)."""
     if not counted or (newer is None and not counted[2]):
         return ""
-    import os
-
-    if os.path.exists(os.path.join(repo.common_dir, "shallow")):
+    if repo.is_shallow():
         return ""
     from ..core.not_merged import brief_left_out, left_out
 

@@ -200,6 +200,10 @@ class Repo:
             return f"revision HEAD is not a commit; {situation}: {action}"
         return "revision HEAD is not a commit"
 
+    def is_shallow(self) -> bool:
+        """Whether this is a shallow clone (Git's ``shallow`` file in the common directory): one stat."""
+        return os.path.exists(os.path.join(self.common_dir, "shallow"))
+
     def unborn_advice(self) -> tuple[str, str]:
         """(what is so, what to do) with HEAD unborn (``core.unborn``): a new repository, a clone
         whose HEAD names a branch its remote lacks, or a bare repository. Three or four processes

@@ -16,8 +16,6 @@ are not counted (its author knows where they are).
 
 from __future__ import annotations
 
-import os
-
 from ...errors import HnError
 from ...store.repo import Repo
 
@@ -56,7 +54,7 @@ def _outside(repo: Repo, result) -> tuple[int, dict[str, int]] | None:
     """(how many of the accepted memories are outside HEAD's history, anchor -> how many of those
     are anchored on it), or None when none is."""
     head = repo.head_commit()
-    if not head or os.path.exists(os.path.join(repo.common_dir, "shallow")):
+    if not head or repo.is_shallow():
         return None
     walked = sorted({c for o in result.outcomes if (o.status == "promoted" or o.prefix) and o.walked
                      for c, _tree in o.walked})

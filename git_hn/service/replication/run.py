@@ -619,7 +619,7 @@ class Import:
             except Exception:  # noqa: BLE001 - a probe error is not "missing"; projection judged it
                 return True
 
-        shallow = os.path.exists(os.path.join(self.repo.common_dir, "shallow"))
+        shallow = self.repo.is_shallow()
         if shallow and (not self.sel.saved or self.sel.all):  # §9.18 refuses --recover-shallow there
             shallow = dependencies.DEEPEN
         failed = dependencies.classify(cands, proj, present, holders, remote=self.remote, shallow=shallow,

@@ -21,7 +21,7 @@ from ...store.repo import Repo
 
 
 def is_shallow(repo: Repo) -> bool:
-    return os.path.exists(os.path.join(repo.common_dir, "shallow"))
+    return repo.is_shallow()
 
 
 def before_recovery(repo: Repo, remote: str, selection, result, repair) -> bool:
