@@ -506,14 +506,21 @@ def _content(screen: Screen, content: str, label: str = "Content (inert)") -> No
 
 def result(memory_id: str, env, replayed: bool = False, no_color: bool = False,
            columns: int | None = None) -> str:
-    """What record, handoff, supersede, retract and challenge appended."""
+    """What record, handoff, supersede, retract and challenge appended. A retraction's or
+    challenge's reason is on its own ``Reason`` line under the target, as ``show`` prints it (a
+    newcomer trial read "Retracted with <id> obsolete", the reason unlabelled after the ID, as
+    part of it); a record's kind stays after its ID. Pipes print §7.14's lines (``core.human``)."""
     screen = Screen(no_color, columns)
-    kind = env.record.kind if env.record is not None else (inert(env.reason) if env.reason else "")
+    kind = env.record.kind if env.record is not None else ""
     screen.line(span((VERB.get(env.operation, "Appended"), "bold"), (short_id(memory_id), ID),
-                     (kind, KIND if env.record is not None else "")))
-    pad = label_column("Author", "Stream", *((TARGET_LABEL.get(env.operation, "Target"),) if env.target else ()))
+                     (kind, KIND if kind else "")))
+    reason = inert(env.reason) if env.record is None and env.reason else ""
+    pad = label_column("Author", "Stream", *((TARGET_LABEL.get(env.operation, "Target"),) if env.target else ()),
+                       *(("Reason",) if reason else ()))
     if env.target:
         screen.line(labelled(TARGET_LABEL.get(env.operation, "Target"), short_id(env.target), ID, pad=pad))
+    if reason:
+        screen.line(labelled("Reason", reason, pad=pad))
     screen.line(labelled("Author", who(env.actor_name, env.actor, screen.width - pad), pad=pad))
     screen.line(labelled("Stream", short_id(env.stream), pad=pad))
     if env.record is not None:

@@ -335,8 +335,20 @@ def test_record_results_on_a_terminal(tmp_path, columns):
     new = hn(repo, "memory", "recall", "--json", "--include-untrusted").json()["memories"][0]["id"]
     lines = _screen(_pty(repo, columns, "memory", "retract", _short(new), "--reason", "obsolete",
                          "--no-color"), columns)
-    assert re.fullmatch(r"Retracted with [0-9a-f]{12} obsolete", lines[0]) and lines[1] == f"Retracts {_short(new)}"
+    # (f175: the reason on its own labelled line, as show prints it, not unlabelled after the ID)
+    assert re.fullmatch(r"Retracted with [0-9a-f]{12}", lines[0]) and lines[1] == f"Retracts {_short(new)}"
+    assert lines[2] == "Reason   obsolete" and lines[3].startswith("Author   Bob [i]"), lines
     _readable("\n".join(lines))
+    # a challenge, by another actor, says its reason the same way
+    _sign_as_another(tmp_path, repo, "Carol")
+    lines = _screen(_pty(repo, columns, "memory", "challenge", mid, "--reason", "evidence-mismatch",
+                         "--no-color"), columns)
+    assert re.fullmatch(r"Challenged with [0-9a-f]{12}", lines[0]), lines
+    assert lines[1:3] == [f"Challenges {_short(mid)}", "Reason     evidence-mismatch"], lines
+    assert lines[3].startswith("Author     Carol (") and lines[4].startswith("Stream     "), lines
+    _readable("\n".join(lines))
+    piped = hn(repo, "memory", "challenge", new, "--reason", "incorrect")  # (a pipe: §7.14's lines, unchanged)
+    assert piped.code == 0 and [line.split(":")[0] for line in piped.out.splitlines()] == ["Memory", "Stream", "Actor"]
 
 
 def test_show_on_a_terminal_keeps_blank_lines_of_the_content(tmp_path):

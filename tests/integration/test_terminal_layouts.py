@@ -58,8 +58,9 @@ def test_import_and_a_repeated_challenge_print_the_terminal_layout(tmp_path):
 
     for _ in range(2):  # the second appends nothing: the same layout, and says so
         lines = _pty(repo, "memory", "challenge", decision[7:19], "--reason", "outdated")
-        assert re.fullmatch(r"Challenged with [0-9a-f]{12} outdated", lines[0]), lines
+        assert re.fullmatch(r"Challenged with [0-9a-f]{12}", lines[0]), lines
         assert lines[1] == f"Challenges {decision[7:19]}" and not FULL_ID.search("\n".join(lines))
+        assert lines[2] == "Reason     outdated", lines  # (f175: labelled, on its own line)
     assert lines[-1] == "Replayed: existing memory returned; nothing appended"
 
 
