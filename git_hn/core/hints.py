@@ -423,7 +423,7 @@ def cite_at(memory: str, kind: str, at: str, mcp: bool = False) -> str:
             + (" (COMMIT: the full ID of the commit you tested, as git rev-parse HEAD prints it)" if git else ""))
 
 
-def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_ref: tuple[str, int] = ("", 0),
+def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_ref: tuple = ("", 0),
                  exact: tuple[str, int] = ("", 0), subject: tuple[str, int] = ("", 0),
                  kept: tuple[str, int] = ("", 0), settled: tuple[str, str] = ("", ""), mcp: bool = False) -> str:
     """After a recall: ``n`` matching memories were left out because they do not apply at the
@@ -433,7 +433,9 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     (a teammate's memory cannot be superseded by the reader: only its author may). Of the ``n``,
     some may be left out although nothing was lost, each (name, k) naming one place and how many:
     ``on_ref``, anchored (``descendants``) on commits a branch, tag or remote-tracking ref still
-    holds, such as that ref; ``exact``, recorded ``--applies exact`` on such a commit; ``subject``,
+    holds, such as that ref, and (a third item, ``recall.Hidden.on_ref``'s) whether all are on one
+    ``"commit"`` it holds, all in that ``"ref"``'s history, or not (``"refs"``): one commit or one
+    ref is named plainly, never "commits on refs ... such as" it (f175, a newcomer trial); ``exact``, recorded ``--applies exact`` on such a commit; ``subject``,
     recorded ``--applies subject``. Those are named by where they apply, with the recall that
     lists them there, and never offered a supersede (an agent trial: "a squash merge or a rebase?
     … supersede --at HEAD" would have copied a decision of an unmerged branch onto main). ``kept``:
@@ -456,13 +458,19 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
         return single if k == 1 else plural
 
     places = []  # (k, text for k of them)
-    ref, k = on_ref
+    ref, k, *spread = on_ref
     if ref and k:
         ref = (ref if plain_word(ref) else code_word(ref)) if mcp else shell_word(ref)
-        places.append((k, counted(k, f"its anchor commit is on {ref}, not merged here: {recall('--at', ref)} "
-                                     "lists it there",
-                                  f"their anchor commits are on refs not merged here, such as {ref}: "
-                                  f"{recall('--at', ref)} lists what applies there")))
+        spread = spread[0] if spread else "refs"
+        if k == 1 or spread == "commit":
+            text = (f"{counted(k, 'its anchor commit is', 'their anchor commit is')} on {ref}, not merged here: "
+                    f"{recall('--at', ref)} lists {counted(k, 'it', 'them')} there")
+        elif spread == "ref":
+            text = f"their anchor commits are on {ref}, not merged here: {recall('--at', ref)} lists them there"
+        else:
+            text = (f"their anchor commits are on refs not merged here, such as {ref}: {recall('--at', ref)} "
+                    "lists what applies there")
+        places.append((k, text))
     commit, k = exact
     if commit and k:
         exact_mode = "applicability mode exact" if mcp else "--applies exact"

@@ -21,32 +21,35 @@ from .hints import NEWER_NAMED, shell_path
 IMPORTED_KEY = "imported memories not merged here: {remote} {where}"
 
 
-def imported(n: int, total: int, ref: str, held: int, anchor: str, remote: str) -> tuple[str, tuple]:
+def imported(n: int, total: int, ref: str, held: int, anchor: str, on_anchor: int,
+             remote: str) -> tuple[str, tuple]:
     """(the hint, its shorter form for ``cli.advice.said_lately``: what is still so, the way out,
     the memo's key) after an import from ``remote``: ``n`` of the ``total`` memories it accepted
-    are anchored (``--applies descendants``) on commits HEAD's history does not contain; ``ref``,
-    a remote-tracking ref's short name holding ``held`` of them ("" when none does: then
-    ``anchor``, the commit with the most, is named)."""
+    are anchored (``--applies descendants``) on commits HEAD's history does not contain,
+    ``on_anchor`` of them on ``anchor``, the commit with the most; ``ref``, a remote-tracking
+    ref's short name holding ``held`` of them ("" when none does: then ``anchor`` is named).
+    All on one commit is said so, "a commit", never "commits ... such as" it (f175, a newcomer
+    trial: one commit of one branch read as several on several)."""
     where = shell_path(ref) if ref else anchor[:12]
-    one = n == 1
+    one, there = n == 1, on_anchor >= n
     if n == total:
         lead = "the imported memory is" if one else f"the {n} imported memories are"
     else:
         lead = f"{n} of the imported memories {'is' if one else 'are'}"
-    what = f"{lead} anchored on {'a commit' if one else 'commits'} not merged here"
+    what = f"{lead} anchored on {'a commit' if there else 'commits'} not merged here"
     it = "it" if one else "them"
     if ref and held >= n:
         place, tail = f" (on {where})", f"recall lists {it} once you merge {where}, or now with "
-        listed = f"git hn memory recall --at {where}"
     elif ref:
         place, tail = f" ({held} of them on {where})", "recall lists them once merged, and those now with "
-        listed = f"git hn memory recall --at {where}"
+    elif there:
+        place, tail = f" (on commit {where})", f"recall lists {it} once merged, or now with "
     else:
-        place = f" (on commit {where})" if one else f" (such as commit {where})"
-        tail, listed = f"recall lists {it} once merged, or {'it' if one else 'what applies there'} now with ", \
-            f"git hn memory recall --at {where}"
+        place = f" (such as commit {where}, {on_anchor} of them)"
+        tail = "recall lists them once merged, or what applies there now with "
+    listed = f"git hn memory recall --at {where}"
     return (f"{what}{place}: {tail}{listed}",
-            (what, listed + (f" lists {it}" if ref and held >= n else " lists what applies there"),
+            (what, listed + (f" lists {it}" if held >= n or there else " lists what applies there"),
              IMPORTED_KEY.format(remote=remote, where=where)))
 
 
@@ -62,11 +65,11 @@ def left_out(n: int, anchor: str, on_anchor: int, mcp: bool = False) -> tuple[st
     here), ``on_anchor`` of them on ``anchor``, the commit with the most. ``mcp``: the recall
     named in the MCP tools' words (``memory_recall``'s ``hint``; its shorter form is not used)."""
     c = anchor[:12]
-    one = n == 1
+    one, there = n == 1, on_anchor >= n
     what = (f"{n} more matching {'memory was' if one else 'memories were'} left out, anchored on "
-            f"{'a commit' if one else 'commits'} not merged here")
+            f"{'a commit' if there else 'commits'} not merged here")  # (all on one: "a commit", f175)
     recall = f"memory_recall with atCommit {c}" if mcp else f"git hn memory recall --at {c}"
-    if on_anchor >= n:
+    if there:
         listed = f"{recall} lists {'it' if one else 'them'}"
         place = f" ({c})"
     else:

@@ -141,3 +141,14 @@ def holding_refs(repo: Repo, commits, held: bool = False, kept: dict[str, str] |
                 found[commit] = ref[len(prefix):]
         todo = [c for c in todo if c not in found]
     return found
+
+
+def holds_all(repo: Repo, ref: str, commits) -> bool:
+    """Whether the history of ``ref`` (a short name ``holding_refs`` gave, ``HEAD`` or a commit)
+    holds every one of ``commits`` (present commit IDs): one ``rev-list`` of what they reach and
+    it does not, stopped at the first such commit; False when Git cannot answer. So recall's hint
+    names one ref plainly when it holds all the memories left out, not "refs ... such as" it
+    (f175, a newcomer trial)."""
+    lines = "".join(f"{c}\n" for c in sorted(set(commits))) + f"^{ref}\n"
+    proc = repo.git.run(["rev-list", "--max-count=1", "--stdin"], input=lines.encode("utf-8", "surrogateescape"))
+    return proc.returncode == 0 and not proc.stdout.strip()

@@ -100,10 +100,12 @@ class Hidden(dict):
     open branch is not said while others matched: a review), and of
     them the first (smallest ID) the active identity signed (``mine``) and (ID, kind) of the
     first someone else signed (``theirs``): the hint's commands differ (only an author may
-    supersede). ``on_ref``: (a ref's short name, how many): of ``elsewhere``, those whose anchor
-    a branch, tag or remote-tracking ref still holds (said only when nothing else matched), and
+    supersede). ``on_ref``: (a ref's short name, how many, spread): of ``elsewhere``, those whose
+    anchor a branch, tag or remote-tracking ref still holds (said only when nothing else matched),
     one such ref (an agent trial: told "a squash merge or a rebase? … supersede --at HEAD" of a
-    decision on an open branch, an agent would have copied it onto main). ``exact``: (an anchor
+    decision on an open branch, an agent would have copied it onto main), and whether they are
+    all on one ``"commit"``, all in that ``"ref"``'s history, or not (``"refs"``; f175:
+    ``hints.not_applying`` names one plainly). ``exact``: (an anchor
     commit, how many) of those recorded ``--applies exact`` on a commit a ref holds; ``subject``:
     (a subject, how many) of those recorded ``--applies subject`` (the query has no subject); both
     said only when nothing else matched, each with the recall that lists them. ``kept``: (a keep
@@ -280,11 +282,15 @@ def _name_held(repo: Repo, held: dict, hidden: Hidden) -> None:
         return min(part, key=lambda key: (-part[key], key))
 
     if held["descendants"]:
-        from .held import holding_ref
+        from .held import holding_ref, holds_all
 
-        anchor = most(held["descendants"])
+        part = held["descendants"]
+        anchor = most(part)
         ref = holding_ref(repo, anchor, held=True) or _held_by_head(repo, anchor)  # (``gate.discarded`` said so)
-        hidden.on_ref = (ref, sum(held["descendants"].values()))
+        # (all on one commit, or all in that ref's history, is said plainly: f175; a ``rev-list``
+        # more only for several commits)
+        spread = "commit" if len(part) == 1 else "ref" if holds_all(repo, ref, part) else "refs"
+        hidden.on_ref = (ref, sum(part.values()), spread)
     if held["exact"]:
         hidden.exact = (most(held["exact"]), sum(held["exact"].values()))
     if held["subject"]:

@@ -148,7 +148,8 @@ def test_the_mcp_brief_and_recall_say_it_in_their_hint_and_keep_their_documents(
     said = _said(2, anchor, mcp=True)
     assert said[:1].upper() + said[1:] + "." in brief["hint"], brief["hint"]
     assert {k: v for k, v in brief.items() if k != "hint"} == cli_brief
-    assert (f"3 more matching memories were left out, anchored on commits not merged here ({c}): memory_recall with "
+    # (all three on one commit: "a commit", as the brief's hint says it, f175)
+    assert (f"3 more matching memories were left out, anchored on a commit not merged here ({c}): memory_recall with "
             f"atCommit {c} lists them, and git branch -a --contains {c} names the branch to merge.") in recall["hint"], \
         recall["hint"]
     assert {k: v for k, v in recall.items() if k != "hint"} == cli_recall

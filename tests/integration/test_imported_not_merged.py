@@ -169,3 +169,58 @@ def test_a_pull_which_merges_right_after_its_fetch_gets_no_hint(tmp_path):
     assert "Bob's, pulled" in hn(alice, "memory", "log").out  # (the hook imported it)
     assert _hints(pulled.stderr) == [], pulled.stderr
     assert "Bob's, pulled" in hn(alice, "memory", "recall", "--include-untrusted").out
+
+
+def test_memories_on_one_commit_of_one_branch_are_said_to_be_there_plainly(tmp_path):
+    """f175 (a newcomer trial): Bob's two memories, both on his one commit of ``feature/x``, were
+    said to be on "commits ... such as" it, on "refs not merged here, such as origin/feature/x".
+    The fetch hook, recall that found nothing else and recall that found Alice's memory each say
+    "a commit" (recall: "their anchor commit is on origin/feature/x"), with no "such as"."""
+    alice, bob = _team(tmp_path)
+    anchor = _bob_records(bob, "Bob's first", branch="feature/x", new_file="x1.py")
+    assert _bob_records(bob, "Bob's second", branch="feature/x") == anchor
+    fetched = _fetch(alice)
+    assert _hints(fetched.stderr) == [
+        "2 of the imported memories are anchored on a commit not merged here (on origin/feature/x): recall lists them once "
+        "you merge origin/feature/x, or now with git hn memory recall --at origin/feature/x"], fetched.stderr
+    alone = hn(alice, "memory", "recall", "--include-untrusted", "--kind", "observation")
+    assert alone.code == 0 and "Bob's" not in alone.out, alone.out
+    assert ("2 matching memories do not apply at this commit and were left out: their anchor commit is on "
+            "origin/feature/x, not merged here: git hn memory recall --at origin/feature/x lists them there"
+            ) in alone.err and "such as" not in alone.err, alone.err
+    c = anchor[:12]
+    others = hn(alice, "memory", "recall", "--include-untrusted")
+    assert "Alice's, on main" in others.out and "Bob's" not in others.out
+    assert _hints(others.err) == [
+        f"2 more matching memories were left out, anchored on a commit not merged here ({c}): git hn memory recall "
+        f"--at {c} lists them, and git branch -a --contains {c} names the branch to merge"], others.err
+    listed = hn(alice, "memory", "recall", "--include-untrusted", "--at", "origin/feature/x", "--kind", "observation")
+    assert "Bob's first" in listed.out and "Bob's second" in listed.out  # (as the hint says: lists them there)
+
+
+def test_memories_on_several_commits_name_one_ref_when_it_holds_all_and_such_as_for_several_refs(tmp_path):
+    """f175: three memories on two commits of ``feature/x`` are on that one ref, said plainly; one
+    more on ``feature/y`` makes them several refs, and only then "refs ... such as" the ref
+    holding the commit with the most (and recall that found Alice's: "commits ... such as" it)."""
+    alice, bob = _team(tmp_path)
+    first = _bob_records(bob, "Bob's x1 one", branch="feature/x", new_file="x1.py")
+    _bob_records(bob, "Bob's x1 two", branch="feature/x")
+    _bob_records(bob, "Bob's x2", branch="feature/x", new_file="x2.py")
+    assert hn(alice, "sync").code == 0
+    one_ref = hn(alice, "memory", "recall", "--include-untrusted", "--kind", "observation")
+    assert ("3 matching memories do not apply at this commit and were left out: their anchor commits are on "
+            "origin/feature/x, not merged here: git hn memory recall --at origin/feature/x lists them there"
+            ) in one_ref.err and "such as" not in one_ref.err, one_ref.err
+    git(bob, "checkout", "-q", "main")
+    _bob_records(bob, "Bob's y1", branch="feature/y", new_file="y1.py")
+    assert hn(alice, "sync").code == 0
+    several = hn(alice, "memory", "recall", "--include-untrusted", "--kind", "observation")
+    assert ("4 matching memories do not apply at this commit and were left out: their anchor commits are on refs "
+            "not merged here, such as origin/feature/x: git hn memory recall --at origin/feature/x lists what "
+            "applies there") in several.err, several.err
+    c = first[:12]
+    others = hn(alice, "memory", "recall", "--include-untrusted")
+    assert _hints(others.err) == [
+        f"4 more matching memories were left out, anchored on commits not merged here (such as {c}, 2 of them): git "
+        f"hn memory recall --at {c} lists what applies there, and git branch -a --contains {c} names the branch to "
+        "merge"], others.err

@@ -11,26 +11,45 @@ C = "ab" * 20
 
 
 def test_the_import_hint_names_the_ref_holding_all_some_or_none_of_them():
-    text, (what, way, key) = imported(2, 2, "origin/main", 2, C, "origin")
+    text, (what, way, key) = imported(2, 2, "origin/main", 2, C, 1, "origin")
     assert text == ("the 2 imported memories are anchored on commits not merged here (on origin/main): recall lists "
                     "them once you merge origin/main, or now with git hn memory recall --at origin/main")
     assert (what, way) == ("the 2 imported memories are anchored on commits not merged here",
                            "git hn memory recall --at origin/main lists them")
-    assert key == imported(5, 9, "origin/main", 5, "cd" * 20, "origin")[1][2] != \
-        imported(2, 2, "origin/main", 2, C, "upstream")[1][2]  # (per remote and ref, whatever the count)
-    assert imported(3, 4, "origin/f", 2, C, "origin")[0] == (
+    assert key == imported(5, 9, "origin/main", 5, "cd" * 20, 5, "origin")[1][2] != \
+        imported(2, 2, "origin/main", 2, C, 1, "upstream")[1][2]  # (per remote and ref, whatever the count)
+    assert imported(3, 4, "origin/f", 2, C, 1, "origin")[0] == (
         "3 of the imported memories are anchored on commits not merged here (2 of them on origin/f): recall lists "
         "them once merged, and those now with git hn memory recall --at origin/f")
-    assert imported(1, 1, "", 0, C, "origin")[0] == (
+    assert imported(1, 1, "", 0, C, 1, "origin")[0] == (
         f"the imported memory is anchored on a commit not merged here (on commit {C[:12]}): recall lists it once "
-        f"merged, or it now with git hn memory recall --at {C[:12]}")
-    assert imported(2, 3, "", 0, C, "origin")[1][1] == f"git hn memory recall --at {C[:12]} lists what applies there"
+        f"merged, or now with git hn memory recall --at {C[:12]}")
+    assert imported(2, 3, "", 0, C, 1, "origin")[1][1] == f"git hn memory recall --at {C[:12]} lists what applies there"
+
+
+def test_the_import_hint_says_a_commit_when_all_are_on_one_and_such_as_only_for_several():
+    """f175 (a newcomer trial): three memories on one commit of one branch read "commits ... such
+    as", as if spread over several; all on one commit is said so, and "such as" names the commit
+    with the most only when there are several."""
+    text, (what, way, _key) = imported(3, 3, "origin/feature/x", 3, C, 3, "origin")
+    assert text == ("the 3 imported memories are anchored on a commit not merged here (on origin/feature/x): recall "
+                    "lists them once you merge origin/feature/x, or now with git hn memory recall --at "
+                    "origin/feature/x")
+    assert what == "the 3 imported memories are anchored on a commit not merged here"
+    assert imported(3, 3, "", 0, C, 3, "origin") == (
+        f"the 3 imported memories are anchored on a commit not merged here (on commit {C[:12]}): recall lists them "
+        f"once merged, or now with git hn memory recall --at {C[:12]}",
+        ("the 3 imported memories are anchored on a commit not merged here",
+         f"git hn memory recall --at {C[:12]} lists them", f"imported memories not merged here: origin {C[:12]}"))
+    assert imported(3, 3, "", 0, C, 2, "origin")[0] == (
+        f"the 3 imported memories are anchored on commits not merged here (such as commit {C[:12]}, 2 of them): "
+        f"recall lists them once merged, or what applies there now with git hn memory recall --at {C[:12]}")
 
 
 def test_a_hostile_ref_name_is_one_quoted_word_with_its_invisible_characters_spelled():
     """*Command injection and a reversed line through a teammate's branch name*: the command to
     paste names it as one shell word, a U+202E spelled, no newline."""
-    text = imported(1, 1, "origin/$(touch${IFS}x)\u202e\nnext", 1, C, "origin")[0]
+    text = imported(1, 1, "origin/$(touch${IFS}x)\u202e\nnext", 1, C, 1, "origin")[0]
     assert "\u202e" not in text and "\n" not in text
     assert "--at 'origin/$(touch${IFS}x)\\u{202E} next'" in text or "--at 'origin/$(touch${IFS}x)\\u{202e} next'" \
         in text, text
@@ -42,6 +61,12 @@ def test_the_recall_hint_counts_and_names_a_commit():
                     f"memory recall --at {C[:12]} lists it, and git branch -a --contains {C[:12]} names the branch "
                     "to merge")
     assert key == left_out(7, "cd" * 20, 3)[1][2]
+    # (f175: all on one commit is "a commit", never "commits")
+    assert left_out(3, C, 3)[0] == (f"3 more matching memories were left out, anchored on a commit not merged here "
+                                    f"({C[:12]}): git hn memory recall --at {C[:12]} lists them, and git branch -a "
+                                    f"--contains {C[:12]} names the branch to merge")
+    assert left_out(3, C, 3, mcp=True)[1][0] == "3 more matching memories were left out, anchored on a commit not " \
+        "merged here"
     assert left_out(3, C, 2)[0].startswith(f"3 more matching memories were left out, anchored on commits not merged "
                                            f"here (such as {C[:12]}, 2 of them): git hn memory recall --at {C[:12]} "
                                            "lists what applies there")

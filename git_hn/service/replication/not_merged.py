@@ -47,7 +47,7 @@ def hint(repo: Repo, result) -> tuple[str, tuple] | None:
 
     ref, held = _holding(repo, result.remote, anchors)
     anchor = min(anchors, key=lambda a: (-anchors[a], a))
-    return imported(n, result.imported, ref, held, anchor, result.remote)
+    return imported(n, result.imported, ref, held, anchor, anchors[anchor], result.remote)
 
 
 def _outside(repo: Repo, result) -> tuple[int, dict[str, int]] | None:
