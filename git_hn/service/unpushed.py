@@ -167,18 +167,32 @@ def _carried(parents: dict[str, list[str]], anchors: set[str], cited: set[str]) 
 
 
 def _branch_of(repo: Repo, commit: str) -> str:
-    """A local branch (not a keep branch, ``hn-anchor/*``) whose history holds ``commit``: one
-    ``name-rev``, bounded in time; "" when none does or Git could not answer."""
+    """``branches_of`` for one commit; "" when no local branch holds it."""
+    return branches_of(repo, [commit]).get(commit, "")
+
+
+def branches_of(repo: Repo, commits) -> dict[str, str]:
+    """commit -> a local branch (not a keep branch, ``hn-anchor/*``) whose history holds it, for
+    each of ``commits`` (commit IDs) one holds: one ``name-rev`` for them all, bounded in time
+    (the record's hint for an earlier memory's anchor, and ``gate.named_branches`` for sync's and
+    the pre-push hook's lines); none named when Git could not answer."""
     from ..errors import HnError
 
+    todo = sorted(set(commits))
+    if not todo:
+        return {}
     try:
-        proc = repo.git.run(["name-rev", "--name-only", "--refs=refs/heads/*", "--exclude=refs/heads/hn-anchor/*",
-                             commit], timeout=WALK_SECONDS)
+        proc = repo.git.run(["name-rev", "--refs=refs/heads/*", "--exclude=refs/heads/hn-anchor/*", *todo],
+                            timeout=WALK_SECONDS)
     except HnError:
-        return ""
-    name = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
-    name = name.split("~", 1)[0].split("^", 1)[0]
-    return "" if name in ("", "undefined") else name
+        return {}
+    found = {}
+    for line in lines_of(proc.stdout.decode("utf-8", "surrogateescape")) if proc.returncode == 0 else ():
+        commit, _sp, name = line.partition(" ")
+        name = name.split("~", 1)[0].split("^", 1)[0]  # (neither is allowed in a ref name)
+        if commit in todo and name not in ("", "undefined"):
+            found[commit] = name
+    return found
 
 
 def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list | None = None,
@@ -307,11 +321,17 @@ def _fetch_or_track(remote: str, one: str, tracked: bool) -> str:
             f"remote.{remote}.fetch {spec} && git fetch {quote(remote)}")
 
 
-def _push_branch(remote: str, branch: str, tracked: bool = True) -> str:
-    """The way out naming ``branch``, the one that holds the anchor (both hints say it alike)."""
+def push_command(remote: str, branch: str) -> str:
+    """``git push REMOTE BRANCH``, each name shell-quoted (a branch may be named ``$(…)``)."""
     from shlex import quote
 
-    return f"branch {branch}: git push {quote(remote)} {quote(branch)}; {_fetch_or_track(remote, 'it', tracked)}"
+    return f"git push {quote(remote)} {quote(branch)}"
+
+
+def push_branch(remote: str, branch: str, tracked: bool = True) -> str:
+    """The way out naming ``branch``, the one that holds the anchor (both hints say it alike, and
+    ``git hn sync``'s and the pre-push hook's lines: ``gate.Held.line``)."""
+    return f"branch {branch}: {push_command(remote, branch)}; {_fetch_or_track(remote, 'it', tracked)}"
 
 
 def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again: list | None = None,
@@ -324,7 +344,7 @@ def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again
 
     branch = _current_branch(repo, anchor)
     behind = _behind(repo, remote, branch, *answers) if branch and tracked else ""
-    push = f"git push {quote(remote)} {quote(branch)}"
+    push = push_command(remote, branch)
     if behind:  # (f170: the push this hint named is refused as a non-fast-forward)
         push = f"git pull --rebase {quote(remote)} {quote(branch)}, then {push}"
         how = f"branch {branch} is behind {behind}, so Git refuses its push: {push}"
@@ -335,7 +355,7 @@ def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again
             how = (f"branch {branch} is behind {behind}, so Git refuses its push: {push}, {REANCHOR_NAMED}; "
                    f"{NO_HOOKS_SO} neither the rebase nor the push carries it")
     elif branch:
-        how = _push_branch(remote, branch, tracked)
+        how = push_branch(remote, branch, tracked)
     else:
         how = f"push a branch that contains it, {_fetch_or_track(remote, 'one', tracked)}"
     if again is not None:
@@ -407,7 +427,7 @@ def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiti
     memory, anchor = first
     branch = _branch_of(repo, anchor)
     if branch:
-        how = _push_branch(remote, branch, tracked)
+        how = push_branch(remote, branch, tracked)
     else:
         how = f"no branch here contains it: git hn sync {quote(remote)} says how to move or drop memory {short_id(memory)}"
 
@@ -422,7 +442,7 @@ def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiti
         again.append((f"publication of stream {short_id(env.stream)} to {remote} still waits until commit "
                       f"{anchor[:12]} is pushed: memory {short_id(memory)} is anchored there, and {waiting} "
                       "memories wait behind it",
-                      f"git push {quote(remote)} {quote(branch)}" if branch else
+                      push_command(remote, branch) if branch else
                       f"git hn sync {quote(remote)} says how to move or drop memory {short_id(memory)}",
                       line("N")))
     return line(str(waiting))
