@@ -521,8 +521,9 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes, specs: l
         if k is not None:
             out.append(gate.Held(ref, links[k][0], links[k][1], len(links) - k, links[k][1] in gone,
                                  elsewhere=links[k][1] in elsewhere, absent=links[k][1] in absent,
-                                 untracked=sent_to.get(links[k][1], "")).line(remote))
-    return out
+                                 untracked=sent_to.get(links[k][1], "")))
+    # (f176: a line that would say "push a branch that contains it" names one, as sync's does)
+    return [h.line(remote) for h in gate.named_branches(repo, out)]
 
 
 def _sent_tips(repo: Repo, data: bytes) -> tuple[str, ...]:

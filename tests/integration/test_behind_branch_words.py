@@ -130,11 +130,11 @@ def test_a_push_urls_line_says_the_memory_follows_the_push_only_where_the_hooks_
         assert synced.code == 0, synced.err
         (line,) = _held(synced.out)
         if hooks:
-            assert line.endswith("is on origin's push URL (push a branch that contains it to origin: the memory "
-                                 "follows that push, or git hn sync origin)"), line
+            assert line.endswith("is on origin's push URL (branch main contains it: git push origin main; the memory "
+                                 "follows that push, or git hn sync origin)"), line  # (f176: the branch named)
             continue
-        assert line.endswith(f": 1 memory waits until commit {commit[:12]} is on origin's push URL (push a branch "
-                             "that contains it to origin, then git hn sync origin; this clone has no git-hn hooks "
+        assert line.endswith(f": 1 memory waits until commit {commit[:12]} is on origin's push URL (branch main "
+                             "contains it: git push origin main, then git hn sync origin; this clone has no git-hn hooks "
                              "(git hn hooks install adds them), so the push does not carry the memory)"), line
         git(alice, "push", "-q", "origin", "main")
         assert not git(fork, "for-each-ref", "refs/hn/memory/")  # (as said: the push carried none)

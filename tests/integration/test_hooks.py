@@ -2012,8 +2012,8 @@ def test_a_push_says_when_a_stream_waits_for_a_branch_not_pushed_yet(clones):
     pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True)
     assert pushed.returncode == 0
     ref = f"refs/hn/memory/{held['actor']}/{held['stream'][7:]}"
-    assert (f"git-hn: publication of stream {ref[-64:][:12]}: 2 memories wait until commit {side[:12]} is on origin (push a branch that "
-            "contains it") in pushed.stderr, pushed.stderr
+    assert (f"git-hn: publication of stream {ref[-64:][:12]}: 2 memories wait until commit {side[:12]} is on origin (branch side: "
+            "git push origin side;") in pushed.stderr, pushed.stderr  # (f176: the branch named, as record's hint does)
     # after "git-hn: " lowercase, as the record's hint says it (f171: the hook's began "Publication");
     # sync's own stdout line keeps its capital (test_reanchor)
     assert not [x for x in pushed.stderr.splitlines() if x.startswith("git-hn: ") and x[8:9].isupper()], pushed.stderr

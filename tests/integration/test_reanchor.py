@@ -103,8 +103,8 @@ def test_an_anchor_on_a_branch_or_at_head_waits_for_a_push(tmp_path):
     git(a, "branch", "keep", gone)  # the commit is on a branch again
     doc = hn(a, "sync", "--json").json()
     assert [h["discarded"] for h in doc["heldBack"]] == [False]
-    assert (f"until commit {gone[:12]} is on origin (push a branch that contains it, or git fetch origin if one is "
-            "there already; then git hn sync origin)") in hn(a, "sync").out
+    assert (f"until commit {gone[:12]} is on origin (branch keep: git push origin keep; or git fetch origin if it is "
+            "there already; then git hn sync origin)") in hn(a, "sync").out  # (f176: the branch named)
     git(a, "branch", "-D", "keep")
     git(a, "checkout", "-q", gone)  # a detached HEAD at it
     assert [h["discarded"] for h in hn(a, "sync", "--json").json()["heldBack"]] == [False]
@@ -394,7 +394,7 @@ def test_a_push_to_a_url_says_how_to_publish(tmp_path):
                              "git hn sync origin publishes it (or push with git push origin)\n")
     assert git(remote, "rev-parse", "main") == pushed_commit
     out = hn(a, "sync").out
-    assert f"until commit {pushed_commit[:12]} is on origin (push a branch that contains it, or git fetch origin" in out
+    assert f"until commit {pushed_commit[:12]} is on origin (branch main: git push origin main; or git fetch origin" in out
     git(a, "fetch", "-q", "origin")
     assert hn(a, "sync", "--json").json()["published"] == 1
     # a URL that is no remote of this repository (a mirror elsewhere) is none of git-hn's business

@@ -19,6 +19,11 @@ from helpers import commit_on, git, hn, hn_lines, push_waited, recall_json, shar
 ADVICE = "push a branch that contains it"
 
 
+def _push_named(branch: str) -> str:
+    """The advice that names the branch holding the anchor (f176: as record's hint gives it)."""
+    return f"branch {branch}: git push origin {shlex.quote(branch)}; or git fetch origin if it is there already"
+
+
 def _bob_behind_with_a_memory(tmp_path, mode: str):
     """Alice and Bob clone; Bob commits and records a decision on it; Alice pushes a commit
     first: (remote, bob, the anchor)."""
@@ -68,8 +73,8 @@ def test_a_memory_on_a_branch_not_pushed_yet_still_gets_the_advice(tmp_path):
     commit_on(bob, None, "more.txt")
     pushed = push_waited(bob, "origin", "main")
     assert pushed.returncode == 0
-    assert [x for x in hn_lines(pushed.stderr) if f"waits until commit {anchor[:12]} is on origin ({ADVICE}"
-            in x], pushed.stderr
+    assert [x for x in hn_lines(pushed.stderr) if f"waits until commit {anchor[:12]} is on origin "
+            f"({_push_named('side')}" in x], pushed.stderr
 
 
 def test_a_memory_on_a_branch_behind_its_remote_gets_no_advice_from_another_branch_push(tmp_path):
@@ -106,7 +111,7 @@ def test_sync_says_the_branch_holding_the_anchor_is_behind_the_remotes_not_to_pu
     commit_on(alice, None, "alice.txt")
     assert push_waited(alice, "-q", "origin", f"HEAD:refs/heads/{branch}").returncode == 0
     first = hn(bob, "sync", "origin")
-    assert first.code == 0 and f"waits until commit {anchor[:12]} is on origin ({ADVICE}, or git fetch origin" \
+    assert first.code == 0 and f"waits until commit {anchor[:12]} is on origin ({_push_named(branch)}" \
         in first.out, first.out
     git(bob, "fetch", "-q", "origin")
     pushed = push_waited(bob, "origin", branch)
@@ -120,7 +125,7 @@ def test_sync_says_the_branch_holding_the_anchor_is_behind_the_remotes_not_to_pu
         f": 1 memory waits until commit {anchor[:12]} is on origin (branch {branch} contains it but is behind "
         f"origin/{branch}, so Git refuses its push: on that branch, git pull --rebase origin {quoted}, then git "
         f"push origin {quoted}; the memory follows that push, or git hn sync origin)"), synced.out
-    assert ADVICE not in synced.out
+    assert ADVICE not in synced.out and _push_named(branch) not in synced.out
     assert git(remote, "for-each-ref") == before  # (words only: nothing went up without its anchor)
     commands = re.search(r"on that branch, (git pull .*), then (git push .*); the memory follows", held[0])
     for command in commands.groups():  # the advice, pasted into a shell, works

@@ -43,7 +43,7 @@ def test_a_bare_clone_whose_anchor_is_on_no_remote_branch_is_told_how_to_track_t
     s = hn(bare, "sync")
     assert s.code == 0, s.err
     assert (f": 1 memory waits until commit {side[:12]} is on a branch of origin, and no remote.origin.fetch "
-            "maps its branches (a bare clone?): push a branch that contains it, then git hn sync origin; to "
+            "maps its branches (a bare clone?): git push origin side (branch side contains it), then git hn sync origin; to "
             "track them, git config --add remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*' && "
             "git fetch origin") in s.out, s.out
 

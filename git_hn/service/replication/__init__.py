@@ -219,6 +219,10 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
             result.other_format = exc.other_format
         except ConflictError as exc:
             result.publication_error = exc.message
+        if result.held:  # (f176: the line names a local branch that contains the commit; no process without one)
+            from .gate import named_branches
+
+            result.held[:] = named_branches(repo, result.held)
         if any(h.behind or h.where for h in result.held):  # (f170: "the memory follows that push" only with hooks)
             from ..hooks_here import unhooked
 

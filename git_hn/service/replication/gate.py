@@ -46,6 +46,7 @@ class Held(NamedTuple):
     absent: bool = False  # (discarded:) the commit is not in this clone at all (``git gc`` pruned it)
     behind: tuple = ()  # or: (a local branch that contains it, the remote-tracking branch it is behind) (``refused_branches``)
     unhooked: bool = False  # (where, behind:) git-hn's hooks do not run here: no push carries it (``hooks_here``)
+    branch: str = ""  # (plain, where, unmapped:) a local branch that contains the commit (``named_branches``)
 
     def line(self, remote: str) -> str:
         """What a person reads about it (``git hn sync`` and the pre-push hook); every name inside a
@@ -54,6 +55,7 @@ class Held(NamedTuple):
 
         from ...core.gostr import short_id
         from ...core.grammar import parse_local_ref
+        from ..unpushed import push_branch, push_command
 
         # (a team trial: two 64-hex halves of the ref and full IDs made one line of 300 characters;
         # ``--json`` gives them whole, and Git and git-hn take the 12-character forms back)
@@ -105,6 +107,11 @@ class Held(NamedTuple):
                     f"commits this clone lacks (pushed there since you last fetched from it?), which may contain it: fetch "
                     f"them (git remote add NAME URL, with the URL git remote get-url --push --all {remote} lists, "
                     f"and git fetch NAME), then git hn sync {remote}")
+        # (a branch named: the command, as the record's hint gives it; else the generic words)
+        command = push_command(self_remote, self.branch) if self.branch else ""
+        push = f"{command} (branch {self.branch} contains it)" if command else "push a branch that contains it"
+        push_to = f"branch {self.branch} contains it: {command}" if command else f"{push} to {remote}"
+        follows = ";" if command else ":"
         if self.unmapped:  # (a trial: a bare clone was told to fetch, which moved nothing, for good)
             spec = quote(f"+refs/heads/*:refs/remotes/{self_remote}/*")
             if self.unseen:  # (a review: told to push a branch that contains it, when the remote's did)
@@ -114,19 +121,18 @@ class Held(NamedTuple):
                         f"them (git config --add remote.{remote}.fetch {spec} && git fetch {remote}), then git hn "
                         f"sync {remote}")
             return (f"Publication {what}: {waiting} until commit {commit} is on a branch of {remote}, and no "
-                    f"remote.{remote}.fetch maps its branches (a bare clone?): push a branch that contains it, "
+                    f"remote.{remote}.fetch maps its branches (a bare clone?): {push}, "
                     f"then git hn sync {remote}; to track them, git config --add remote.{remote}.fetch {spec} "
                     f"&& git fetch {remote}")
         # (f170: "the memory follows that push" only where git-hn's hooks run: ``unhooked``)
         if self.unhooked:
             from ..hooks_here import NO_HOOKS_SO, REANCHOR_NAMED
         if self.where and self.unhooked:
-            return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
-                    f"contains it to {remote}, then git hn sync {remote}; {NO_HOOKS_SO} the push does not carry "
-                    "the memory)")
+            return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} ({push_to}, then git "
+                    f"hn sync {remote}; {NO_HOOKS_SO} the push does not carry the memory)")
         if self.where:  # (that URL was asked: no fetch makes it true)
-            return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
-                    f"contains it to {remote}: the memory follows that push, or git hn sync {remote})")
+            return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} ({push_to}{follows} the "
+                    f"memory follows that push, or git hn sync {remote})")
         if self.behind:  # (f166: that branch was pushed, and Git refused it as a non-fast-forward)
             branch = self.behind[0].removeprefix("refs/heads/")
             then = (f", then git hn sync {remote}, {REANCHOR_NAMED}; {NO_HOOKS_SO} neither the rebase nor the push "
@@ -136,8 +142,32 @@ class Held(NamedTuple):
                     f"contains it but is behind {self.behind[1].removeprefix('refs/remotes/')}, so Git refuses "
                     f"its push: on that branch, git pull --rebase {remote} {quote(branch)}, then git push {remote} "
                     f"{quote(branch)}{then}")
+        if self.branch:  # (the record's hint names it so: ``unpushed.push_branch``)
+            return (f"Publication {what}: {waiting} until commit {commit} is on {remote} "
+                    f"({push_branch(self_remote, self.branch)}; then git hn sync {remote})")
         return (f"Publication {what}: {waiting} until commit {commit} is on {remote} (push a branch "
                 f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")
+
+
+def named_branches(repo: Repo, held: list) -> list:
+    """``held``, with ``branch`` set on each line that would say "push a branch that contains it"
+    (plain, a push URL's, a bare clone's; not a discarded, citing, untracked, unseen or behind one)
+    to a local branch that contains its commit, so that the line gives the push to run, as the
+    record's hint does (f176: sync and the pre-push hook said only "a branch"). No Git process when
+    no such line is held; else one ``name-rev`` for all their commits (``unpushed.branches_of``,
+    bounded in time: words only, never what is published); the generic words stay for a commit
+    no local branch contains."""
+    from ..unpushed import branches_of
+
+    says = [h for h in held if _says_push(h)]
+    if not says:
+        return held
+    found = branches_of(repo, {h.commit for h in says})
+    return [h._replace(branch=found[h.commit]) if _says_push(h) and h.commit in found else h for h in held]
+
+
+def _says_push(h: Held) -> bool:
+    return bool(h.commit) and not (h.discarded or h.cites or h.untracked or h.unseen or h.behind)
 
 
 def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
