@@ -34,7 +34,16 @@ def wrappers_run(repo: Repo, names: tuple[str, ...]) -> bool | None:
         loc = locate(repo, False)
     except (HnError, OSError):
         return None
-    return all(_is_wrapper(loc.path(n)) or _is_wrapper(loc.path(n) + PRE_COMMIT_LEGACY) for n in names)
+    return wrappers_in(loc.dir, names)
+
+
+def wrappers_in(hook_dir: str, names: tuple[str, ...]) -> bool:
+    """Whether each of ``names`` in ``hook_dir`` is a git-hn wrapper (``wrappers_run``'s test, for a
+    caller that knows the directory already: record's hint, from the configuration it read)."""
+    import os
+
+    return all(_is_wrapper(os.path.join(hook_dir, n)) or _is_wrapper(os.path.join(hook_dir, n) + PRE_COMMIT_LEGACY)
+               for n in names)
 
 
 def unhooked(repo: Repo, held: list) -> list:

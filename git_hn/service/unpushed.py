@@ -40,7 +40,9 @@ WALK_SECONDS = 0.5
 TRACKING = ("for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/")
 # (the fetch refspecs too: ``pruned_by_fetch`` reads them from the same answer, no process more;
 # a record, handoff or supersede starts these once its ref moved: ``memory.write_hints``)
-PUBLISH = ("config", "--get-regexp", r"^remote\..*\.(hnpublish|fetch|mirror)$")
+# (and ``core.hooksPath``: where Git runs hooks, so the hint knows whether a push publishes the
+# memory with no process more: ``_push_unhooked``, f176)
+PUBLISH = ("config", "--get-regexp", r"^(core\.hookspath|remote\..*\.(hnpublish|fetch|mirror))$")
 
 
 def _named_remote(repo: Repo, publish_text: str) -> str | None:
@@ -247,7 +249,8 @@ def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list 
         evidence.append(unpushed_evidence(remote, unpushed, tracked))
     first = next((i for i, (_m, a) in enumerate(earlier) if a in missing), None)
     if first is not None and earlier[first][1] != anchor:
-        return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1, tracked, again)
+        return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1, tracked, again,
+                                publish.stdout.decode("utf-8", "surrogateescape"))
     if anchor not in missing:
         return None
     answers = (publish.stdout.decode("utf-8", "surrogateescape"), listing.stdout.decode("utf-8", "surrogateescape"),
@@ -355,7 +358,7 @@ def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again
             how = (f"branch {branch} is behind {behind}, so Git refuses its push: {push}, {REANCHOR_NAMED}; "
                    f"{NO_HOOKS_SO} neither the rebase nor the push carries it")
     elif branch:
-        how = push_branch(remote, branch, tracked)
+        how, push = _named_push(repo, remote, branch, tracked, answers[0])
     else:
         how = f"push a branch that contains it, {_fetch_or_track(remote, 'one', tracked)}"
     if again is not None:
@@ -363,6 +366,46 @@ def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool, again
                       f"{anchor[:12]} is pushed", push if branch else "push a branch that contains it"))
     return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
             f"pushed ({how}): later memories of this stream wait behind it")
+
+
+def _named_push(repo: Repo, remote: str, branch: str, tracked: bool, config: str) -> tuple[str, str]:
+    """(the way out naming ``branch``, its command alone for the shorter form): where git-hn's
+    pre-push hook is known not to run (``_push_unhooked``), the push publishes no memory (f176: a
+    clone without the hooks was told only ``git push origin BRANCH``, and the memory stayed), so
+    the sync after it is named, as sync's own line does (``gate.Held.line``, ``unhooked``)."""
+    from shlex import quote
+
+    push = push_command(remote, branch)
+    if not tracked or not _push_unhooked(repo, config):
+        return push_branch(remote, branch, tracked), push
+    from .hooks_here import NO_HOOKS_SO
+
+    push += f", then git hn sync {quote(remote)}"
+    return (f"branch {branch}: {push}; {_fetch_or_track(remote, 'it', tracked)}, then the sync; {NO_HOOKS_SO} "
+            "the push does not carry the memory"), push
+
+
+def _push_unhooked(repo: Repo, config: str) -> bool:
+    """Whether git-hn's pre-push wrapper is known not to run here: read where Git runs hooks from
+    ``config`` (``PUBLISH``'s answer, read already: ``core.hooksPath``, else the common Git
+    directory's ``hooks``) and the first bytes of the file there. No Git process, as the usual
+    record asks none for it; only a relative ``core.hooksPath`` (resolved where Git runs the hook)
+    is asked of Git, one ``git rev-parse`` (``hooks_here.wrappers_run``)."""
+    import os
+
+    from .hooks_here import PUSH, wrappers_in, wrappers_run
+
+    value = None
+    for line in lines_of(config):
+        name, sp, setting = line.partition(" ")
+        if name.lower() == "core.hookspath":
+            value = setting if sp else ""  # (the last one wins, as for Git)
+    if value is None:
+        return not wrappers_in(os.path.join(repo.common_dir, "hooks"), PUSH)
+    value = os.path.expanduser(value)
+    if not os.path.isabs(value):
+        return wrappers_run(repo, PUSH) is False
+    return not wrappers_in(value, PUSH)
 
 
 def _unhooked(repo: Repo) -> bool:
@@ -413,7 +456,7 @@ def _reaches(graph: dict[str, list[str]], start: str, target: str) -> bool:
 
 
 def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiting: int, tracked: bool,
-                     again: list | None = None) -> str:
+                     again: list | None = None, config: str = "") -> str:
     """The hint when an earlier memory of the stream, ``first`` (memory ID, anchor), holds this
     one back: its anchor and the branch that holds it, and that feature work recorded in a stream
     of its own would not hold back the rest (``streamchoice``; README, "Streams and labels").
@@ -427,7 +470,7 @@ def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiti
     memory, anchor = first
     branch = _branch_of(repo, anchor)
     if branch:
-        how = push_branch(remote, branch, tracked)
+        how, push = _named_push(repo, remote, branch, tracked, config)
     else:
         how = f"no branch here contains it: git hn sync {quote(remote)} says how to move or drop memory {short_id(memory)}"
 
@@ -442,7 +485,7 @@ def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiti
         again.append((f"publication of stream {short_id(env.stream)} to {remote} still waits until commit "
                       f"{anchor[:12]} is pushed: memory {short_id(memory)} is anchored there, and {waiting} "
                       "memories wait behind it",
-                      push_command(remote, branch) if branch else
+                      push if branch else
                       f"git hn sync {quote(remote)} says how to move or drop memory {short_id(memory)}",
                       line("N")))
     return line(str(waiting))

@@ -94,10 +94,10 @@ def test_publication_waiting_for_a_push_is_said_shorter_until_another_commit(ini
     head = git(inited, "rev-parse", "HEAD")
     full = _record(inited)
     assert full.startswith("git-hn: hint: publication of stream ") and full.count("\n") == 1 and \
-        f"to origin waits until commit {head[:12]} is pushed (branch {branch}: git push origin {branch}; " in full
+        f"to origin waits until commit {head[:12]} is pushed (branch {branch}: git push origin {branch}, then git hn sync origin; " in full
     again = _record(inited)
     assert _short(again, "git-hn: hint: publication of stream ") and \
-        f"to origin still waits until commit {head[:12]} is pushed (git push origin {branch}; said in full " in again
+        f"to origin still waits until commit {head[:12]} is pushed (git push origin {branch}, then git hn sync origin; said in full " in again
     git(inited, "push", "-q", "origin", branch)
     git(inited, "commit", "-q", "--allow-empty", "-m", "next")
     after = _record(inited)  # another commit: another text, in full
@@ -121,7 +121,7 @@ def test_memories_held_back_by_an_earlier_one_are_said_shorter_as_their_count_gr
         again = _record(inited)
         assert _short(again, "git-hn: hint: publication of stream ") and \
             f"still waits until commit {held[:12]} is pushed: memory " in again and \
-            f"and {count} memories wait behind it (git push origin {branch}; said in full " in again, again
+            f"and {count} memories wait behind it (git push origin {branch}, then git hn sync origin; said in full " in again, again
     _age(inited, 601)  # (ten minutes on: in full again, with the count as it is now)
     assert "5 memories, this one included, wait behind it" in _record(inited)
 

@@ -42,8 +42,10 @@ def test_record_on_an_unpushed_commit_says_publication_waits(inited, bare_remote
     stream = r.json()["stream"][7:19]
     commit = git(inited, "rev-parse", "HEAD")[:12]
     assert _waits(r.err) == [f"git-hn: hint: publication of stream {stream} to origin waits until commit {commit} "
-                             "is pushed (branch feature/tsv: git push origin feature/tsv; or git fetch origin if it is there "
-                             "already): later memories of this stream wait behind it"]
+                             "is pushed (branch feature/tsv: git push origin feature/tsv, then git hn sync origin; "
+                             "or git fetch origin if it is there already, then the sync; this clone has no git-hn "
+                             "hooks (git hn hooks install adds them), so the push does not carry the memory): later "
+                             "memories of this stream wait behind it"]
     # from another branch, no branch is searched for the commit (a review: one --contains over
     # every local branch, +66 ms at 500 branches): only HEAD's is named, when it holds the commit
     git(inited, "checkout", "-q", branch)
@@ -156,8 +158,9 @@ def test_hint_names_the_earlier_memory_that_holds_the_stream(inited, bare_remote
     stream = r.json()["stream"][7:19]
     [line] = _waits(r.err)
     assert line.startswith(f"git-hn: hint: publication of stream {stream} to origin waits until commit {second} is "
-                           "pushed (branch feature/cli: git push origin feature/cli; or git fetch origin if it is "
-                           "there already): memory "), line
+                           "pushed (branch feature/cli: git push origin feature/cli, then git hn sync origin; or git "
+                           "fetch origin if it is there already, then the sync; this clone has no git-hn hooks (git "
+                           "hn hooks install adds them), so the push does not carry the memory): memory "), line
     assert ", recorded earlier in this stream, is anchored there, and 3 memories, this one included, wait behind " \
            "it; to keep unpushed feature work from holding back the rest, record it in a stream of its own " \
            "(--stream label:NAME, or git config --worktree hn.stream label:NAME in its worktree)" in line, line

@@ -118,3 +118,42 @@ def test_one_name_rev_for_every_waiting_line_and_none_while_nothing_waits(tmp_pa
             git(alice, "push", "-q", "origin", "one", "two")
         else:
             assert not held
+
+
+def _side_record(repo, content: str, env: dict | None = None):
+    """A record at HEAD, in a subprocess (its Git processes traced when ``env`` says so)."""
+    r = hn_proc(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+                "--content", content, env=env)
+    assert r.code == 0, r.err_bytes
+    return [x for x in r.err.splitlines() if "waits until commit" in x]
+
+
+def test_record_names_the_sync_after_the_push_where_no_hooks_run(tmp_path):
+    """(f176, P3) Without git-hn's hooks, record's hint said only ``git push origin side``: done as
+    said, no memory reached the remote. It names the sync after the push, and both, run as
+    written, publish it. With the hooks (in the repository's own directory, or where an absolute
+    ``core.hooksPath`` points) the words are as before. Either way the hint asks Git nothing about
+    hooks: where they run is read from the configuration the hint reads anyway."""
+    for hooks in ("none", "installed", "hooksPath"):
+        tmp_path.joinpath(hooks).mkdir()
+        remote, (alice,) = shared_remote(tmp_path / hooks, "Alice")
+        if hooks == "hooksPath":
+            git(alice, "config", "core.hooksPath", str(tmp_path / hooks / "hookdir"))
+        if hooks != "none":
+            assert hn(alice, "hooks", "install").code == 0
+        commit_on(alice, "side", "side.txt")
+        trace = tmp_path / hooks / "trace"
+        trace.mkdir()
+        (line,) = _side_record(alice, f"hooks {hooks}", env={"GIT_TRACE2_EVENT": str(trace)})
+        assert not [a for a in git_processes(trace) if "--git-path" in a], git_processes(trace)
+        if hooks != "none":
+            assert "(branch side: git push origin side; or git fetch origin if it is there already)" in line, line
+            continue
+        assert ("(branch side: git push origin side, then git hn sync origin; or git fetch origin if it is there "
+                "already, then the sync; this clone has no git-hn hooks (git hn hooks install adds them), so the push "
+                "does not carry the memory)") in line, line
+        commands = re.search(r"\(branch side: (git push [^,]*), then (git hn sync [^;]*);", line).groups()
+        for command in commands:
+            done = subprocess.run(["sh", "-c", command], cwd=alice, capture_output=True, text=True)
+            assert done.returncode == 0, (command, done.stderr)
+            assert bool(git(remote, "for-each-ref", "refs/hn/memory/")) is command.startswith("git hn")

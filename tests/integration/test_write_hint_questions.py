@@ -24,7 +24,8 @@ from git_hn.store.worktree import toplevel
 from helpers import git, hn, hn_proc, make_repo
 
 QUESTIONS = [["remote"], ["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/"],
-             ["config", "--get-regexp", r"^remote\..*\.(hnpublish|fetch|mirror)$"]]
+             # (f176: and core.hooksPath, in the same answer: whether a push publishes the memory)
+             ["config", "--get-regexp", r"^(core\.hookspath|remote\..*\.(hnpublish|fetch|mirror))$"]]
 
 
 def _timeline(trace: Path) -> list[tuple[float, float, list[str]]]:
