@@ -222,7 +222,7 @@ def unmerged_hint(repo, hidden) -> None:
     said_lately(repo, text, [again])
 
 
-def brief_unmerged(repo, left: dict, newer: list, doc) -> None:
+def brief_unmerged(repo, left: dict, newer: list, doc, as_json: bool = False) -> None:
     """After a brief (on stderr: the JSON document's keys are §7.15's): how many active memories
     it left out only because their anchor commit, which a ref here holds, is not in the brief
     commit's history (``brief.left_behind_count``'s ``unmerged``; f169: an agent's brief left a
@@ -230,14 +230,35 @@ def brief_unmerged(repo, left: dict, newer: list, doc) -> None:
     time: each brief starts a session; the handoffs ``newer``'s lines name are not counted again.
     Not when the Markdown ``doc`` carries the same line in its header (``doc.notes``, f173: a
     session-start hook passes the agent stdout alone, and a reader of both read it twice); said
-    when the byte bound left it no room. Not in a shallow clone (``unmerged_hint``)."""
+    when the byte bound left it no room. Not in a shallow clone (``unmerged_hint``). Not on a line
+    of its own when a newer-handoff line names the brief that lists them all (``unmerged_fold``,
+    f177): with ``--json`` that line, said before, says the count."""
     if not left.get("unmerged") or repo.is_shallow():
         return
-    from ..core.not_merged import brief_left_out
+    from ..core.away import newer_notes
+    from ..core.not_merged import brief_left_out, brief_lines, folded
 
-    text = brief_left_out(left["unmerged"], newer, mine=left.get("unmerged_mine", ()))
-    if text and text not in getattr(doc, "notes", ()):
+    held, mine = left["unmerged"], left.get("unmerged_mine", ())
+    if as_json and folded(held, newer, mine)[0]:
+        return  # (said on the handoff's line)
+    notes = getattr(doc, "notes", ())
+    plain = newer_notes(newer, "markdown") if notes else ()
+    if notes and any(line in notes for line in brief_lines(newer, held, "markdown", mine) if line not in plain):
+        return  # (the Markdown header says the count: on a line of its own or on a handoff's)
+    text = brief_left_out(held, newer, mine=mine)
+    if text:
         render.hint(text)
+
+
+def unmerged_fold(repo, left: dict, newer: list) -> tuple[str, int]:
+    """``core.not_merged.folded`` for the CLI's newer-handoff lines after a ``--json`` brief: the
+    handoff whose line says the count of memories left out as work not merged here, since its
+    brief lists them all; ("", 0) when none does, or in a shallow clone (``brief_unmerged``)."""
+    if not left.get("unmerged") or repo.is_shallow():
+        return "", 0
+    from ..core.not_merged import folded
+
+    return folded(left["unmerged"], newer, left.get("unmerged_mine", ()))
 
 
 def not_imported(repo) -> None:

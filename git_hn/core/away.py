@@ -144,18 +144,30 @@ def _why(n: Newer, style: str) -> str:
             f"records it again here with {supersede_at(n.id, 'HEAD')}")
 
 
+def _also(k: int) -> str:
+    """The words ``newer_notes`` adds to a ref's handoff line whose brief lists ``k`` more active
+    memories left out on its commit (work not merged here, f169's count): the same brief is not
+    named twice, and the ref named is the branch to merge."""
+    one = k == 1
+    return (f", which also lists {k} more active {'memory' if one else 'memories'} left out of this brief on that "
+            "commit (work not merged here)")
+
+
 def kept(newer: list[Newer], shown) -> list[Newer]:
     """``newer`` without those named beside a handoff not among ``shown`` (the IDs of the
     handoffs the byte bound kept: a review found the newer one named beside a handoff left out)."""
     return [n for n in newer if not n.shown or n.shown in shown]
 
 
-def newer_notes(newer: list[Newer], style: str = "cli") -> list[str]:
+def newer_notes(newer: list[Newer], style: str = "cli", also: tuple[str, int] = ("", 0)) -> list[str]:
     """Lines for ``newer_elsewhere``'s answers (placed): a count of the streams whose latest
     handoff the brief leaves out, then one line for each of the first ``NEWER_NAMED`` handoffs
     not shown whose place was decided (and one counting the rest): which one, why it does not
     apply here, and how to see it (``style``: ``_why``'s). So ``kept``'s answer gives
-    the same lines, or fewer (one ``placed`` left unasked is counted, never named)."""
+    the same lines, or fewer (one ``placed`` left unasked is counted, never named). ``also``:
+    (a handoff's ID, K): its line says that the brief it names lists K more active memories
+    left out on its commit (``not_merged.folded``, f177: the count's own line named the same
+    brief again, by its commit)."""
     out = []
     alone = sum(1 for n in newer if not n.shown)
     if alone:
@@ -166,11 +178,12 @@ def newer_notes(newer: list[Newer], style: str = "cli") -> list[str]:
                    "history")
     named = [n for n in newer[:NEWER_NAMED] if n.place[0]]
     for n in named:
+        why = _why(n, style) + (_also(also[1]) if also[1] and n.id == also[0] else "")
         if n.shown:
             out.append(f"Handoff {n.shown} is not the latest of its stream: {n.id}, signed later, does not apply at "
-                       f"this commit: {_why(n, style)}")
+                       f"this commit: {why}")
         else:
-            out.append(f"Handoff {n.id}, the latest of its stream, is left out: {_why(n, style)}")
+            out.append(f"Handoff {n.id}, the latest of its stream, is left out: {why}")
     if len(newer) > len(named):
         more = len(newer) - len(named)
         out.append(f"{more} more handoff{'s' if more > 1 else ''}, the latest of {'their' if more > 1 else 'its'} "

@@ -79,6 +79,44 @@ def left_out(n: int, anchor: str, on_anchor: int, mcp: bool = False) -> tuple[st
             f"--contains {c} names the branch to merge", (what, listed, RECALL_KEY))
 
 
+def _rest(held: dict[str, int], newer, mine) -> tuple[dict[str, int], list[str]]:
+    """(``held`` without the handoffs ``newer``'s lines name on a ref, but for one's own, the
+    commits of those it took off): what ``brief_left_out`` counts."""
+    held = dict(held or {})
+    named = [n.commit for n in newer[:NEWER_NAMED] if n.place[0] == "ref" and n.id not in mine and held.get(n.commit)]
+    for commit in named:
+        held[commit] -= 1
+    return {commit: k for commit, k in held.items() if k > 0}, named
+
+
+def folded(held: dict[str, int], newer=(), mine=frozenset()) -> tuple[str, int]:
+    """(the ID of the handoff whose newer-handoff line says the count, how many it counts), or
+    ("", 0): when every memory ``brief_left_out`` would count is on the commit of a handoff a
+    line names on a ref (``away.newer_notes``: the first such line), that line's brief, named by
+    the ref the reader knows, lists them all; a line of the count's own would name the same brief
+    again by its commit (f177: a teammate's one branch took three lines of the brief's header)."""
+    rest, _named = _rest(held, newer, mine)
+    if len(rest) != 1:
+        return "", 0
+    (commit, k), = rest.items()
+    line = next((n for n in newer[:NEWER_NAMED] if n.place[0] == "ref" and n.commit == commit), None)
+    return (line.id, k) if line is not None else ("", 0)
+
+
+def brief_lines(newer, held: dict[str, int] | None = None, style: str = "cli", mine=frozenset()) -> list[str]:
+    """The newer-handoff lines (``away.newer_notes``, in ``style``'s words) with the count of the
+    active memories left out as work not merged here (``held``; None: said on no line, as in a
+    shallow clone): on the line ``folded`` names when there is one, else on a line of its own
+    (``brief_left_out``) after them. The Markdown header, the CLI's stderr for ``--json`` and
+    MCP's ``hint`` say the same."""
+    from .away import newer_notes  # (a brief's only: recall's and the import's hints load no more)
+
+    also = folded(held, newer, mine) if held else ("", 0)
+    out = newer_notes(newer, style, also)
+    said = brief_left_out(held, newer, style == "mcp", mine) if held and not also[0] else ""
+    return [*out, said] if said else out
+
+
 def brief_left_out(held: dict[str, int], newer=(), mcp: bool = False, mine=frozenset()) -> str:
     """The hint after a brief that left out active memories of the trust it shows, anchored
     (``--applies descendants``) on commits outside the brief commit's history that a branch, tag
@@ -89,11 +127,7 @@ def brief_left_out(held: dict[str, int], newer=(), mcp: bool = False, mine=froze
     counted again, but for one's own (IDs in ``mine``), which ``held`` has none of: then the count
     is of the ``more``. Said in full each time (``mcp``: in the MCP
     tools' words): each brief starts a session, whose reader did not see the last one's."""
-    held = dict(held or {})
-    named = [n.commit for n in newer[:NEWER_NAMED] if n.place[0] == "ref" and n.id not in mine and held.get(n.commit)]
-    for commit in named:
-        held[commit] -= 1
-    held = {commit: k for commit, k in held.items() if k > 0}
+    held, named = _rest(held, newer, mine)
     if not held:
         return ""
     anchor = min(held, key=lambda commit: (-held[commit], commit))

@@ -353,9 +353,10 @@ def _away(notes: tuple[str, ...], fmt: str, n: int) -> tuple[str, ...]:
 
 
 def _unmerged(repo: Repo, left_out: dict | None, fmt: str):
-    """The Markdown header's line on the memories left out as work not merged here, as a function
-    of the newer-handoff lines' handoffs (``core.not_merged.brief_left_out``: those named are not
-    counted again), or None when there is none, or in a shallow clone (as the CLI's hint). A
+    """The Markdown header's newer-handoff lines with the count of the memories left out as work
+    not merged here, as a function of their handoffs (``core.not_merged.brief_lines``: those named
+    are not counted again, and a line whose brief lists all the count has says it, f177), or None
+    when there is none, or in a shallow clone (as the CLI's hint). A
     function of ``left_behind_count``'s ``unmerged``: the state's rows (or the projection), the
     refs that hold their anchors, the policy and flags, and the active identity (one's own are
     not counted, as the trust advice's maintainer words already depend on it); no clock, no memo."""
@@ -364,35 +365,37 @@ def _unmerged(repo: Repo, left_out: dict | None, fmt: str):
         return None  # (nothing left out: no stat, no module)
     if repo.is_shallow():
         return None
-    from ..core.not_merged import brief_left_out
+    from ..core.not_merged import brief_lines
 
     mine = left_out.get("unmerged_mine", ())
-    return lambda newer: brief_left_out(held, newer, mine=mine)
+    return lambda newer: brief_lines(newer, held, "markdown", mine)
 
 
 def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None, unmerged=None):
     """(the Markdown header's notes with a line for each newer handoff elsewhere, ``found``, also
-    given to ``newer``, and ``unmerged``'s line (``_unmerged``: f173, a session-start hook passes
-    the agent stdout alone); the function that settles them once the bound chose the items, for
-    ``core.bounded_items``: a handoff the bound left out gets no line, as in JSON and MCP, and is
-    counted on ``unmerged``'s line instead, which goes when that makes the notes longer than the
-    room the fill reserved for them: the bound is never exceeded)."""
+    given to ``newer``, and the count ``unmerged`` adds to them (``_unmerged``: f173, a
+    session-start hook passes the agent stdout alone; on a line of its own, or on the line whose
+    brief lists them all, f177); the function that settles them once the bound chose the items,
+    for ``core.bounded_items``: a handoff the bound left out gets no line, as in JSON and MCP,
+    and is counted instead, and the count goes when that makes the notes longer than the room
+    the fill reserved for them: the bound is never exceeded)."""
     if newer is not None:
         newer.extend(found)
     if fmt != "markdown":
         return notes, None
 
-    def lines(handoffs: list) -> tuple[str, ...]:
-        out = (*notes, *aside.newer_notes(handoffs, "markdown"))
-        said = unmerged(handoffs) if unmerged is not None else ""
-        return (*out, said) if said else out
+    def lines(handoffs: list, counted: bool = True) -> tuple[str, ...]:
+        if unmerged is not None and counted:
+            return (*notes, *unmerged(handoffs))
+        return (*notes, *aside.newer_notes(handoffs, "markdown"))
 
     reserved = lines(found)
 
     def settle(doc) -> tuple[str, ...]:
-        out = lines(aside.kept(found, {h["id"] for h in doc["handoffs"]}))
+        kept = aside.kept(found, {h["id"] for h in doc["handoffs"]})
+        out = lines(kept)
         if core.notes_size(out) > core.notes_size(reserved):
-            return out[:-1]  # (the count's line grew by the handoffs no line names now)
+            return lines(kept, False)  # (the count grew by the handoffs no line names now)
         return out
 
     return reserved, settle

@@ -115,13 +115,14 @@ def _brief(repo, arguments) -> dict:
 
         hidden = left_out_classes(count, sum((authors or {}).values()), policy_present(repo, result["atCommit"]))
     base = _hinted(repo, {}, hidden, commit, _drift(repo, commit, result), authors)
-    if newer:  # (a stream's newer handoff on another branch, as the Markdown brief's header says)
-        from ..core.away import newer_notes
+    held = left.get("unmerged") if left.get("unmerged") and not repo.is_shallow() else None
+    if newer or held:  # (a stream's newer handoff on another branch, as the Markdown brief's header says,
+        # and f169's count of those left out as work not merged here, what the CLI says on stderr: on
+        # the line whose brief lists them all when there is one, f177; the document keeps §7.15's keys)
+        from ..core.not_merged import brief_lines
 
-        base = {**base, "hint": _sentences(base.get("hint", ""), *newer_notes(newer, style="mcp"))}
-    unmerged = _unmerged(repo, left.get("unmerged"), newer, left.get("unmerged_mine", ()))
-    if unmerged:  # (f169: what the CLI says on stderr; the document keeps §7.15's keys)
-        base = {**base, "hint": _sentences(base.get("hint", ""), unmerged)}
+        lines = brief_lines(newer, held, "mcp", left.get("unmerged_mine", ()))
+        base = {**base, "hint": _sentences(base.get("hint", ""), *lines)}
 
     def hinted(doc: dict) -> dict:
         if not doc.get("omitted"):  # (an agent trial: the JSON brief left challenges out, saying only a count)
@@ -275,21 +276,18 @@ def _recall(repo, arguments, start: str = "") -> dict:
     return _recall_bounded(doc, req.max_bytes)
 
 
-def _unmerged(repo, counted, newer: list | None = None, mine=()) -> str:
-    """In the tools' words, the CLI's hint on memories a brief (``counted``: its ``unmerged``, with
-    ``newer``, the handoffs its hint names, and ``mine``, one's own of them) or a recall
-    (``counted``: ``Hidden.unmerged``) left out only because their anchor, which a ref holds, is
-    not in the query commit's history (work not merged here: f163's recall hint, f169's brief
-    hint; an agent took a teammate's decisions on a fetched branch for ones that did not exist);
-    "" when none was, or in a shallow clone (as the CLI)."""
-    if not counted or (newer is None and not counted[2]):
+def _unmerged(repo, counted) -> str:
+    """In the tools' words, the CLI's hint on memories a recall (``counted``: ``Hidden.unmerged``)
+    left out only because their anchor, which a ref holds, is not in the query commit's history
+    (work not merged here: f163's recall hint; an agent took a teammate's decisions on a fetched
+    branch for ones that did not exist); "" when none was, or in a shallow clone (as the CLI).
+    A brief's: ``core.not_merged.brief_lines``."""
+    if not counted or not counted[2]:
         return ""
     if repo.is_shallow():
         return ""
-    from ..core.not_merged import brief_left_out, left_out
+    from ..core.not_merged import left_out
 
-    if newer is not None:
-        return brief_left_out(counted, newer, mcp=True, mine=mine)
     anchor, on_anchor, n = counted
     return left_out(n, anchor, on_anchor, mcp=True)[0]
 

@@ -71,6 +71,27 @@ def _said(n: int, anchor: str, more: bool = True, mcp: bool = False) -> str:
             "to merge")
 
 
+def _on_ref(handoff: str, anchor: str, n: int = 2, ref: str = "origin/feature", style: str = "cli") -> str:
+    """The newer-handoff line of ``handoff`` (the latest of its stream, on ``ref``) that says the
+    count too, since its brief lists all ``n`` (f177), in ``style``'s words (as ``_said``)."""
+    c, one = anchor[:12], n == 1
+    if style == "mcp":
+        show, there, on = f"memory_show with memory {handoff}", f"memory_brief with atCommit {ref}", f"`{ref}`"
+    else:
+        show, there = f"git hn memory show {handoff}", f"git hn memory brief --at {ref}"
+        on = ref if style == "cli" else f"`{ref}`"
+    lead = "handoff" if style == "cli" else "Handoff"
+    return (f"{lead} {handoff}, the latest of its stream, is left out: it is anchored on commit {c}, on {on}, which "
+            f"this commit's history does not contain; {show} prints it, and {there} gives the brief there, which also "
+            f"lists {n} more active {'memory' if one else 'memories'} left out of this brief on that commit (work not "
+            "merged here)")
+
+
+def _handoff_at(alice, anchor: str) -> str:
+    """The ID of the handoff the brief at ``anchor`` lists first (Bob's)."""
+    return json.loads(_ok(alice, "memory", "brief", "--json", "--at", anchor))["handoffs"][0]["id"]
+
+
 def test_a_brief_counts_a_teammates_fetched_memories_not_merged_here_until_the_merge(tmp_path):
     """Bob's handoff and two decisions on his pushed branch, imported by Alice's ``git fetch``: her
     brief (JSON and Markdown) leaves them out and says, on stderr, how many besides the handoff
@@ -91,7 +112,8 @@ def test_a_brief_counts_a_teammates_fetched_memories_not_merged_here_until_the_m
     handoff = json.loads(_ok(alice, "memory", "brief", "--json", "--at", anchor))["handoffs"][0]["id"]
     assert f"{HINT}handoff {handoff}, the latest of its stream, is left out: it is anchored on commit " \
            f"{anchor[:12]}, on origin/feature," in as_json.err
-    assert _hints(as_json.err) == [_said(2, anchor)], as_json.err
+    # (f177: on that line, whose brief lists them all: the brief is named once, by the ref)
+    assert _hints(as_json.err) == [_on_ref(handoff, anchor)], as_json.err
     # (the state's count is the full projection's: the brief fails over to it when the state cannot serve)
     from git_hn.service import brief as service
     from git_hn.store.repo import open_repo
@@ -103,7 +125,8 @@ def test_a_brief_counts_a_teammates_fetched_memories_not_merged_here_until_the_m
     markdown = hn(alice, "memory", "brief")
     assert markdown.code == 0 and "Bob's" not in markdown.out
     # (the header names the handoff, and says the count: not again on stderr, f173)
-    assert _hints(markdown.err) == [] and _said(2, anchor) in markdown.out.splitlines(), markdown.err
+    assert _hints(markdown.err) == [] and _on_ref(handoff, anchor, style="markdown") in markdown.out.splitlines(), \
+        markdown.err
     # (the brief there lists them, and says nothing of them)
     there = hn(alice, "memory", "brief", "--json", "--at", anchor[:12])
     assert "Bob's first decision" in there.out and "Bob's handoff" in there.out
@@ -115,7 +138,9 @@ def test_a_brief_counts_a_teammates_fetched_memories_not_merged_here_until_the_m
     git(alice, "checkout", "-q", "main")
     both = hn(alice, "memory", "brief", "--json")
     assert both.err.count(", the latest of its stream, is left out: it is anchored on commit") == 2, both.err
-    assert _hints(both.err) == [_said(2, anchor)], both.err
+    said = _hints(both.err)  # (on the first line on that commit, Alice's newer one, now named by her branch)
+    assert len(said) == 1 and said[0].endswith(_on_ref(handoff, anchor, ref="review").split(" prints it", 1)[1]), \
+        both.err
 
     git(alice, "merge", "-q", "--no-edit", "origin/feature")
     merged = hn(alice, "memory", "brief", "--json")
@@ -145,8 +170,8 @@ def test_the_mcp_brief_and_recall_say_it_in_their_hint_and_keep_their_documents(
                 await client.call_tool("memory_brief", {"atCommit": anchor}))
 
     brief, recall, there = (document(r) for r in run(alice, body))
-    said = _said(2, anchor, mcp=True)
-    assert said[:1].upper() + said[1:] + "." in brief["hint"], brief["hint"]
+    assert _on_ref(_handoff_at(alice, anchor), anchor, style="mcp") + "." in brief["hint"], brief["hint"]
+    assert brief["hint"].count("memory_brief with atCommit") == 1  # (f177: the brief is named once)
     assert {k: v for k, v in brief.items() if k != "hint"} == cli_brief
     # (all three on one commit: "a commit", as the brief's hint says it, f175)
     assert (f"3 more matching memories were left out, anchored on a commit not merged here ({c}): memory_recall with "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from helpers import commit_on, git, hn
-from test_brief_not_merged import _bob_hands_off, _hints, _ok, _said, _team
+from test_brief_not_merged import _bob_hands_off, _handoff_at, _hints, _on_ref, _ok, _said, _team
 
 from git_hn.service.setup_content import BRIEF_COMMAND
 
@@ -43,14 +43,12 @@ def test_the_markdown_header_counts_a_teammates_memories_not_merged_here_until_t
 
     hook = hn(alice, "memory", "brief", *HOOK_ARGS)
     assert hook.code == 0 and "Bob's" not in hook.out
-    header = _header(hook.out)
-    assert _said(2, anchor) in header, hook.out
-    # after the line naming Bob's handoff, whose count it is not part of
-    assert [k for k, line in enumerate(header) if "the latest of its stream, is left out" in line][0] \
-        < header.index(_said(2, anchor))
+    header, bobs = _header(hook.out), _handoff_at(alice, anchor)
+    # (on the line naming Bob's handoff, whose count it is not part of: its brief lists them, f177)
+    assert _on_ref(bobs, anchor, style="markdown") in header, hook.out
     assert _hints(hook.err) == [], hook.err  # (said once: the reader of both read it twice)
-    assert _said(2, anchor) in _header(_ok(alice, "memory", "brief"))  # (the default format is Markdown)
-    assert _hints(hn(alice, "memory", "brief", "--json").err) == [_said(2, anchor)]
+    assert _on_ref(bobs, anchor, style="markdown") in _header(_ok(alice, "memory", "brief"))  # (the default: Markdown)
+    assert _hints(hn(alice, "memory", "brief", "--json").err) == [_on_ref(bobs, anchor)]
 
     git(alice, "merge", "-q", "--no-edit", "origin/feature")
     merged = hn(alice, "memory", "brief", *HOOK_ARGS)
@@ -74,7 +72,7 @@ def test_ones_own_memories_on_an_open_branch_are_not_counted_in_the_header(tmp_p
     anchor = _bob_hands_off(bob)
     git(alice, "fetch", "origin")
     both = hn(alice, "memory", "brief", *HOOK_ARGS)
-    assert _said(2, anchor) in _header(both.out), both.out  # (Bob's two decisions: not Alice's own)
+    assert _on_ref(_handoff_at(alice, anchor), anchor, style="markdown") in _header(both.out), both.out  # (Bob's two)
     assert "Alice's own work in progress" not in both.out
 
 
@@ -90,7 +88,8 @@ def test_the_bound_holds_the_note_goes_first_and_no_item_is_cut(tmp_path):
     anchor = _bob_hands_off(bob)
     git(alice, "fetch", "origin")
     whole = _ok(alice, "memory", "brief", "--max-bytes", "100000")
-    items, line = _items(whole), _said(2, anchor)
+    # (in the header, on the line of Bob's handoff; on stderr, a line of its own: no handoff line is said there)
+    items, line, alone = _items(whole), _on_ref(_handoff_at(alice, anchor), anchor, style="markdown"), _said(2, anchor)
     assert len(items) == 5 and line in _header(whole)
     smallest = int(re.search(r"the smallest bound that fits is ([0-9]+) bytes",
                              hn(alice, "memory", "brief", "--max-bytes", "50").err).group(1))
@@ -101,7 +100,7 @@ def test_the_bound_holds_the_note_goes_first_and_no_item_is_cut(tmp_path):
         assert len(r.out_bytes) <= bound, bound
         shown = _items(r.out)
         assert all(items[i] == text for i, text in shown.items()), bound  # (never cut)
-        in_header, on_stderr = line in _header(r.out), _hints(r.err) == [line]
+        in_header, on_stderr = line in _header(r.out), _hints(r.err) == [alone]
         assert in_header != on_stderr, (bound, r.out, r.err)
         if on_stderr:
             without.append(bound)
@@ -123,9 +122,11 @@ def test_a_handoff_the_bound_leaves_out_gets_no_line_and_is_counted_instead(tmp_
     anchor = _bob_hands_off(bob)
     git(alice, "fetch", "origin")
     roomy = _ok(alice, "memory", "brief", *HOOK_ARGS)
-    assert "Bob's older handoff" in roomy and _said(2, anchor) in _header(roomy), roomy
-    assert any(line.startswith("Handoff sha256:") and "is not the latest of its stream" in line
-               for line in _header(roomy))
+    assert "Bob's older handoff" in roomy and "not merged here" not in roomy.replace(
+        _on_ref("", anchor, style="markdown").split(" prints it", 1)[1], ""), roomy
+    assert any(line.startswith("Handoff sha256:") and "is not the latest of its stream" in line  # (with the count)
+               and line.endswith(_on_ref("", anchor, style="markdown").split(" prints it", 1)[1])
+               for line in _header(roomy)), roomy
     tight = hn(alice, "memory", "brief", "--max-bytes", "2500")
     assert tight.code == 0 and len(tight.out_bytes) <= 2500 and "Bob's older handoff" not in tight.out, tight.out
     assert not any("is not the latest of its stream" in line for line in _header(tight.out)), tight.out
@@ -141,7 +142,7 @@ def test_the_same_inputs_give_the_same_bytes(tmp_path):
     anchor = _bob_hands_off(bob)
     git(alice, "fetch", "origin")
     first = hn(alice, "memory", "brief", *HOOK_ARGS)
-    assert _said(2, anchor) in _header(first.out)
+    assert _on_ref(_handoff_at(alice, anchor), anchor, style="markdown") in _header(first.out)
     assert hn(alice, "memory", "brief", *HOOK_ARGS).out_bytes == first.out_bytes
     from git_hn.service import brief as service
     from git_hn.store.repo import open_repo
@@ -152,3 +153,63 @@ def test_the_same_inputs_give_the_same_bytes(tmp_path):
     assert service.brief(repo, "HEAD", max_bytes=9000)[1] == first.out_bytes
     _ok(alice, "memory", "index", "rebuild")
     assert hn(alice, "memory", "brief", *HOOK_ARGS).out_bytes == first.out_bytes
+
+
+def test_one_teammate_branch_names_its_brief_once_by_the_ref(tmp_path):
+    """f177: Bob's handoff and two decisions on his one branch ``feature/cache`` took three header
+    lines, and named the same brief twice: ``--at origin/feature/cache`` on the handoff's line,
+    then ``--at`` its commit on the count's. Now two lines, one command, by the ref Alice knows;
+    stderr after ``--json`` and MCP's ``hint`` say it the same way."""
+    from test_agent_mcp import document, run
+
+    alice, bob = _team(tmp_path)
+    anchor = _bob_hands_off(bob, "feature/cache")
+    git(alice, "fetch", "origin")
+    hook = hn(alice, "memory", "brief", *HOOK_ARGS)
+    bobs, header = _handoff_at(alice, anchor), _header(hook.out)
+    about = [line for line in header if "left out" in line]
+    assert about == ["1 stream's latest handoff is left out of this brief: it applies to a subject or to commits not "
+                     "in this commit's history",
+                     _on_ref(bobs, anchor, ref="origin/feature/cache", style="markdown")], hook.out
+    assert hook.out.count("git hn memory brief --at") == 1 and anchor[:12] + " gives" not in hook.out
+    assert _hints(hook.err) == []
+    as_json = hn(alice, "memory", "brief", "--json")
+    assert as_json.err.count("git hn memory brief --at") == 1, as_json.err
+    assert _hints(as_json.err) == [_on_ref(bobs, anchor, ref="origin/feature/cache")]
+
+    async def body(client):
+        return await client.call_tool("memory_brief", {})
+
+    hint = document(run(alice, body))["hint"]
+    assert hint.count("memory_brief with atCommit") == 1, hint
+    assert _on_ref(bobs, anchor, ref="origin/feature/cache", style="mcp") + "." in hint
+
+
+def test_two_teammate_branches_keep_the_count_on_a_line_of_its_own(tmp_path):
+    """Bob's two decisions on ``feature/other`` and his handoff on ``feature/cache``: no one brief
+    lists them all, so the header keeps f169's form: the handoff's line, and the count's own line
+    naming the decisions' commit. Stderr after ``--json`` says the same two lines."""
+    alice, bob = _team(tmp_path)
+    other = commit_on(bob, "feature/other", "other.py")
+    for text in ("Bob's first decision", "Bob's second decision"):
+        _ok(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+            "--content", text)
+    git(bob, "push", "-q", "origin", "feature/other")
+    git(bob, "checkout", "-q", "main")
+    cache = commit_on(bob, "feature/cache", "cache.py")
+    _ok(bob, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "Bob's handoff",
+        "--next-action", "finish cache.py")
+    git(bob, "push", "-q", "origin", "feature/cache")
+    _ok(bob, "sync")
+    git(alice, "fetch", "origin")
+    hook = hn(alice, "memory", "brief", *HOOK_ARGS)
+    header = _header(hook.out)
+    assert not any("which also lists" in line for line in header), header
+    handoff = [line for line in header if line.startswith("Handoff ")]
+    assert len(handoff) == 1 and f"on commit {cache[:12]}, on `origin/feature/cache`" in handoff[0], header
+    assert handoff[0].endswith("git hn memory brief --at origin/feature/cache gives the brief there")
+    assert [line for line in header if "not merged here" in line] == [_said(2, other)], header
+    assert _hints(hook.err) == []
+    as_json = hn(alice, "memory", "brief", "--json")
+    assert _hints(as_json.err) == [_said(2, other)], as_json.err
+    assert as_json.err.count("git hn memory brief --at") == 2  # (two briefs: each named once)

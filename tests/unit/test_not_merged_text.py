@@ -4,8 +4,8 @@ inert."""
 
 from __future__ import annotations
 
-from git_hn.core.away import Newer
-from git_hn.core.not_merged import brief_left_out, imported, left_out
+from git_hn.core.away import Newer, newer_notes
+from git_hn.core.not_merged import brief_left_out, brief_lines, folded, imported, left_out
 
 C = "ab" * 20
 
@@ -111,13 +111,50 @@ def test_the_headers_count_line_is_settled_with_the_handoffs_named_and_never_out
 
     shown = "sha256:" + "a" * 64
     found = [Newer(shown, "sha256:" + "b" * 64, C, "descendants", "", ("ref", "origin/feature"))]
-    reserved, settle = _noted(("A note",), found, "markdown", None, lambda named: brief_left_out({C: 3}, named))
-    assert reserved[0] == "A note" and reserved[-1] == brief_left_out({C: 3}, found)
+    held = {C: 2, D: 1}  # (two commits: the count has a line of its own)
+    reserved, settle = _noted(("A note",), found, "markdown", None,
+                              lambda named: brief_lines(named, held, "markdown"))
+    assert reserved[0] == "A note" and reserved[-1] == brief_left_out(held, found)
     assert reserved[-1].startswith("2 more active memories") and len(reserved) == 3
     assert settle({"handoffs": [{"id": shown}]}) == reserved
-    assert settle({"handoffs": []}) == ("A note", brief_left_out({C: 3}, []))  # (the line went: counted)
-    assert brief_left_out({C: 3}, []).startswith("3 active memories")
-    # (a wording that outgrew the room: the count's line goes, never the bound)
-    _reserved, settle = _noted(("A note",), found, "markdown", None, lambda named: "short" if named else "long " * 300)
+    assert settle({"handoffs": []}) == ("A note", brief_left_out(held, []))  # (the line went: counted)
+    assert brief_left_out(held, []).startswith("3 active memories")
+    # (all on the handoff's commit: said on its line, f177; counted on a line of its own once that went)
+    reserved, settle = _noted(("A note",), found, "markdown", None,
+                              lambda named: brief_lines(named, {C: 3}, "markdown"))
+    assert len(reserved) == 2 and reserved[-1].endswith(
+        "git hn memory brief --at origin/feature gives the brief there, which also lists 2 more active memories left "
+        "out of this brief on that commit (work not merged here)")
+    assert settle({"handoffs": []}) == ("A note", brief_left_out({C: 3}, []))
+    # (a wording that outgrew the room: the count goes, never the bound)
+    _reserved, settle = _noted(("A note",), found, "markdown", None,
+                               lambda named: ["short"] if named else ["long " * 300])
     assert settle({"handoffs": []}) == ("A note",)
     assert notes_size(settle({"handoffs": []})) <= notes_size(_reserved)
+
+
+def test_all_on_one_handoffs_commit_is_said_on_its_line_and_names_the_brief_once():
+    """f177: a teammate's handoff and decisions on one branch took three lines of the header and
+    named the same brief twice (``--at origin/feature/cache``, then ``--at`` its commit). When
+    every memory the count has is on the commit of a handoff a line names on a ref, that line
+    says the count and no line of its own names the brief by its commit; else the lines are
+    f169's, in every style."""
+    bobs = Newer("", "sha256:" + "b" * 64, C, "descendants", "", ("ref", "origin/feature/cache"))
+    assert folded({C: 3}, [bobs]) == (bobs.id, 2)
+    for style, brief in (("cli", "git hn memory brief --at"), ("markdown", "git hn memory brief --at"),
+                         ("mcp", "memory_brief with atCommit")):
+        lines = brief_lines([bobs], {C: 3}, style)
+        assert len(lines) == 2 and "\n".join(lines).count(brief) == 1, lines
+        assert lines[-1].endswith(f"{brief} origin/feature/cache gives the brief there, which also lists 2 more "
+                                  "active memories left out of this brief on that commit (work not merged here)")
+        assert brief_lines([bobs], {C: 2}, style)[-1].endswith("lists 1 more active memory left out of this brief "
+                                                               "on that commit (work not merged here)")
+        several = brief_lines([bobs], {C: 3, D: 1}, style)  # (two commits: f169's line, as before)
+        assert len(several) == 3 and several[-1] == brief_left_out({C: 3, D: 1}, [bobs], style == "mcp")
+        assert several[1] == newer_notes([bobs], style)[1]
+    assert folded({D: 2}, [bobs]) == ("", 0)  # (another commit than the handoff's)
+    assert folded({C: 1}, [bobs]) == ("", 0) and brief_lines([bobs], {C: 1}) == newer_notes([bobs])  # (said all)
+    assert folded({C: 2}, [bobs._replace(place=("gone", ""))]) == ("", 0)  # (no ref named: f169's line)
+    mine = bobs._replace(id="sha256:" + "2" * 64, place=("ref", "wip"))  # (one's own line, first: it says it)
+    assert folded({C: 3}, [mine, bobs], mine={mine.id}) == (mine.id, 2)
+    assert brief_lines([bobs], None) == newer_notes([bobs])  # (not counted: a shallow clone)
