@@ -238,12 +238,12 @@ def brief_unmerged(repo, left: dict, newer: list, doc, as_json: bool = False) ->
     from ..core.away import newer_notes
     from ..core.not_merged import brief_left_out, brief_lines, folded
 
-    held, mine = left["unmerged"], left.get("unmerged_mine", ())
-    if as_json and folded(held, newer, mine)[0]:
+    held, mine, refs = left["unmerged"], left.get("unmerged_mine", ()), left.get("unmerged_refs")
+    if as_json and folded(held, newer, mine, refs)[0]:
         return  # (said on the handoff's line)
     notes = getattr(doc, "notes", ())
     plain = newer_notes(newer, "markdown") if notes else ()
-    if notes and any(line in notes for line in brief_lines(newer, held, "markdown", mine) if line not in plain):
+    if notes and any(line in notes for line in brief_lines(newer, held, "markdown", mine, refs) if line not in plain):
         return  # (the Markdown header says the count: on a line of its own or on a handoff's)
     text = brief_left_out(held, newer, mine=mine)
     if text:
@@ -258,7 +258,7 @@ def unmerged_fold(repo, left: dict, newer: list) -> tuple[str, int]:
         return "", 0
     from ..core.not_merged import folded
 
-    return folded(left["unmerged"], newer, left.get("unmerged_mine", ()))
+    return folded(left["unmerged"], newer, left.get("unmerged_mine", ()), left.get("unmerged_refs"))
 
 
 def not_imported(repo) -> None:

@@ -145,12 +145,11 @@ def _why(n: Newer, style: str) -> str:
 
 
 def _also(k: int) -> str:
-    """The words ``newer_notes`` adds to a ref's handoff line whose brief lists ``k`` more active
-    memories left out on its commit (work not merged here, f169's count): the same brief is not
-    named twice, and the ref named is the branch to merge."""
+    """The words ``newer_notes`` adds to a ref's handoff line whose brief lists the ``k`` more
+    active memories the brief left out as work not merged here (f169's count): the same brief is
+    not named twice, and the ref named is the branch to merge."""
     one = k == 1
-    return (f", which also lists {k} more active {'memory' if one else 'memories'} left out of this brief on that "
-            "commit (work not merged here)")
+    return f", which also lists {k} more active {'memory' if one else 'memories'} this brief left out (work not merged here)"
 
 
 def kept(newer: list[Newer], shown) -> list[Newer]:
@@ -166,7 +165,7 @@ def newer_notes(newer: list[Newer], style: str = "cli", also: tuple[str, int] = 
     apply here, and how to see it (``style``: ``_why``'s). So ``kept``'s answer gives
     the same lines, or fewer (one ``placed`` left unasked is counted, never named). ``also``:
     (a handoff's ID, K): its line says that the brief it names lists K more active memories
-    left out on its commit (``not_merged.folded``, f177: the count's own line named the same
+    left out (``not_merged.folded``, f177: the count's own line named the same
     brief again, by its commit)."""
     out = []
     alone = sum(1 for n in newer if not n.shown)

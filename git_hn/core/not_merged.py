@@ -13,7 +13,7 @@ author text is shown.
 
 from __future__ import annotations
 
-from .hints import NEWER_NAMED, shell_path
+from .hints import NEWER_NAMED, plain_word, shell_path
 
 # the memo's key for the import's hint (``store.hints_said``): one per remote and ref, whatever
 # the count, so a fetch hook that imports more of the same branch's memory within the window
@@ -89,21 +89,25 @@ def _rest(held: dict[str, int], newer, mine) -> tuple[dict[str, int], list[str]]
     return {commit: k for commit, k in held.items() if k > 0}, named
 
 
-def folded(held: dict[str, int], newer=(), mine=frozenset()) -> tuple[str, int]:
+def folded(held: dict[str, int], newer=(), mine=frozenset(), refs=None) -> tuple[str, int]:
     """(the ID of the handoff whose newer-handoff line says the count, how many it counts), or
     ("", 0): when every memory ``brief_left_out`` would count is on the commit of a handoff a
-    line names on a ref (``away.newer_notes``: the first such line), that line's brief, named by
-    the ref the reader knows, lists them all; a line of the count's own would name the same brief
-    again by its commit (f177: a teammate's one branch took three lines of the brief's header)."""
+    line names on a ref (``away.newer_notes``: the first such line), or on commits ``refs``
+    (commit -> a ref that holds it, ``held.holding_refs``'s) says that ref holds, whose name the
+    line's command gives bare (``plain_word``: else it names the handoff's commit), that line's
+    brief lists them all; a line of the count's own would name the same brief again by a commit
+    (f177: a teammate's one branch took three lines of the brief's header)."""
     rest, _named = _rest(held, newer, mine)
-    if len(rest) != 1:
-        return "", 0
-    (commit, k), = rest.items()
-    line = next((n for n in newer[:NEWER_NAMED] if n.place[0] == "ref" and n.commit == commit), None)
-    return (line.id, k) if line is not None else ("", 0)
+    refs = refs or {}
+    for n in newer[:NEWER_NAMED] if rest else ():
+        kind, ref = n.place
+        if kind == "ref" and all(c == n.commit or (plain_word(ref) and refs.get(c) == ref) for c in rest):
+            return n.id, sum(rest.values())
+    return "", 0
 
 
-def brief_lines(newer, held: dict[str, int] | None = None, style: str = "cli", mine=frozenset()) -> list[str]:
+def brief_lines(newer, held: dict[str, int] | None = None, style: str = "cli", mine=frozenset(),
+                refs=None) -> list[str]:
     """The newer-handoff lines (``away.newer_notes``, in ``style``'s words) with the count of the
     active memories left out as work not merged here (``held``; None: said on no line, as in a
     shallow clone): on the line ``folded`` names when there is one, else on a line of its own
@@ -111,7 +115,7 @@ def brief_lines(newer, held: dict[str, int] | None = None, style: str = "cli", m
     MCP's ``hint`` say the same."""
     from .away import newer_notes  # (a brief's only: recall's and the import's hints load no more)
 
-    also = folded(held, newer, mine) if held else ("", 0)
+    also = folded(held, newer, mine, refs) if held else ("", 0)
     out = newer_notes(newer, style, also)
     said = brief_left_out(held, newer, style == "mcp", mine) if held and not also[0] else ""
     return [*out, said] if said else out

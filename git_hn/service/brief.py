@@ -122,7 +122,9 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
         left_out["trusted"] = {(c["actor"], c["kind"]) for c in candidates if c["trust"] == "qualified"}
     full = core.sections(candidates, sequences, focus)
     shown = [(h["id"], h["actor"], h["stream"], sequences[h["id"]]) for h in full["handoffs"]]
-    return top, full, names, placed(repo, at, aside.newer_elsewhere(shown, elsewhere))
+    refs = _unmerged_refs(left_out)
+    anchors = sorted(left_out["unmerged"]) if refs is not None else ()
+    return top, full, names, placed(repo, at, aside.newer_elsewhere(shown, elsewhere), anchors, refs)
 
 
 MAX_FOCUS_PATHS = 256  # changed paths that rank a brief (a branch that changed more ranks by these)
@@ -180,7 +182,7 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
 
     def counted(make):
         found.clear()  # (the state may fail over to the full projection half way)
-        left_out.pop("unmerged", None), left_out.pop("unmerged_mine", None)
+        left_out.pop("unmerged", None), left_out.pop("unmerged_mine", None), left_out.pop("unmerged_refs", None)
         return make()
 
     out = stateview.serve(
@@ -292,6 +294,15 @@ def trust_advice(repo: Repo, at: str, top: dict, left_out: dict | None, fmt: str
     return core.REVOKED["kinds-by-maintainer" if outsider else "kinds"]
 
 
+def _unmerged_refs(left_out: dict | None) -> dict | None:
+    """``left_out["unmerged_refs"]``, made (empty) when some memories are counted as work not merged
+    here, for ``placed`` to fill: the refs that hold their anchors (``core.not_merged.folded``)."""
+    if left_out is None or not left_out.get("unmerged"):
+        return None
+    refs = left_out["unmerged_refs"] = {}
+    return refs
+
+
 def left_behind_count(repo: Repo, away: dict[str, int], onward: dict[tuple[str, str], int] | None = None,
                       left_out: dict | None = None, elsewhere=()) -> int:
     """How many of the memories ``away`` counts (anchor commit -> memories on it that do not
@@ -367,8 +378,8 @@ def _unmerged(repo: Repo, left_out: dict | None, fmt: str):
         return None
     from ..core.not_merged import brief_lines
 
-    mine = left_out.get("unmerged_mine", ())
-    return lambda newer: brief_lines(newer, held, "markdown", mine)
+    mine, refs = left_out.get("unmerged_mine", ()), left_out.get("unmerged_refs")
+    return lambda newer: brief_lines(newer, held, "markdown", mine, refs)
 
 
 def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None, unmerged=None):
@@ -401,13 +412,15 @@ def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None, un
     return reserved, settle
 
 
-def placed(repo: Repo, at: str, newer: list) -> list:
+def placed(repo: Repo, at: str, newer: list, anchors=(), refs: dict | None = None) -> list:
     """``away.placed`` with Git's answers: whether a commit is here, whether it is in the
     history of the brief's commit ``at`` (``merge-base --is-ancestor``: a hint's question, never
     a trust decision) and the first branch, tag or remote-tracking ref that holds it (its short
     name; a symbolic ``…/HEAD`` is skipped). At most ``NEWER_NAMED`` handoffs are asked about:
     an exact one, one ``merge-base`` each; the refs of the others, all at once (``held``: one to
-    three ``name-rev``); none when there are none."""
+    three ``name-rev``); none when there are none. ``refs`` (when given) gets a ref holding each
+    of ``anchors`` that those processes name (``held.holding_refs``' ``also``: none more for
+    them; the anchors of the memories ``left_behind_count`` may count, f177)."""
     if not newer:
         return newer
 
@@ -428,7 +441,9 @@ def placed(repo: Repo, at: str, newer: list) -> list:
 
             held = holding_refs(repo, [n.commit for n in newer[:aside.NEWER_NAMED]
                                        if n.mode not in ("subject", "exact") and present(n.commit)] + [commit],
-                                kept=kept)
+                                kept=kept, also=anchors)
+            if refs is not None:
+                refs.update((c, held[c]) for c in anchors if c in held)
         return held.get(commit, "")
 
     return aside.placed(newer, is_ancestor, present, holder, kept.get)
@@ -488,7 +503,9 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
         view, where + ["r.kind = 'handoff'"], [], others,
         "r.id, r.actor, r.stream, r.seq, a.anchor, a.mode, a.app_subject, r.ts", order)]
     shown = {i: (i, actor, stream, seq) for (actor, stream), (seq, _t, i) in latest.items()}
-    found = placed(repo, at, aside.newer_elsewhere([shown[i] for i in handoffs], elsewhere))
+    refs: dict = {}  # (the count of memories not merged here is made below, from the same anchors)
+    found = placed(repo, at, aside.newer_elsewhere([shown[i] for i in handoffs], elsewhere),
+                   sorted({c for c, _actor in onward}) if left_out is not None else (), refs)
     failed = challenged = 0
     if keep:
         clause, args = select.keep_clause(view, keep)
@@ -581,6 +598,8 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     away = left_behind_count(repo, away, onward, left_out, elsewhere)
     if left_out is not None:
         left_out["inapplicable"] = away
+        if "unmerged" in left_out:
+            left_out["unmerged_refs"] = refs
     notes = (*notes, *drift_notes(repo, at, fmt, {(g.actor, g.kind) for g in groups
                                                    if g.key in keep and classes.trust(g) == "qualified"}))
     return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names,

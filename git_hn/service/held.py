@@ -107,7 +107,8 @@ def holding_ref(repo: Repo, commit: str, held: bool = False) -> str:
     return holding_refs(repo, [commit], held).get(commit, "")
 
 
-def holding_refs(repo: Repo, commits, held: bool = False, kept: dict[str, str] | None = None) -> dict[str, str]:
+def holding_refs(repo: Repo, commits, held: bool = False, kept: dict[str, str] | None = None,
+                 also=()) -> dict[str, str]:
     """For each of ``commits`` (present commit IDs) that a ref's history holds, the short name of
     such a ref: a branch, else a remote-tracking ref (a symbolic ``…/HEAD`` is skipped), else a
     tag; where a memory that does not apply here is anchored, for a hint (an agent trial: "a
@@ -121,11 +122,14 @@ def holding_refs(repo: Repo, commits, held: bool = False, kept: dict[str, str] |
     case, costs no walk of every ref's history. Like name-rev, a clock more than a day off may
     leave a commit unnamed (then it reads as held by no ref); so does a ref named ``undefined``
     whose tip is the commit itself. git-hn's keep branches (``off_branches``) hold nothing here;
-    ``kept``: ``off_branches``' (not filled when ``held``)."""
+    ``kept``: ``off_branches``' (not filled when ``held``). ``also``: commits named too by the
+    processes ``commits`` need, never one more for them (f177: the anchors of a brief's count of
+    memories not merged here, on a handoff's ref or not)."""
     todo = sorted(set(commits))
+    extra = sorted(set(also) - set(todo))
     if todo and not held:
-        gone = off_branches(repo, todo, kept)
-        todo = [c for c in todo if c not in gone]
+        gone = off_branches(repo, todo + extra, kept)
+        todo, extra = [c for c in todo if c not in gone], [c for c in extra if c not in gone]
     found: dict[str, str] = {}
     name, copies = _keeps(repo)
     keeps = [f"--exclude=refs/heads/{name}", *(f"--exclude=refs/remotes/{c}" for c in copies)]
@@ -133,13 +137,13 @@ def holding_refs(repo: Repo, commits, held: bool = False, kept: dict[str, str] |
         if not todo:
             break
         skip = ["--exclude=refs/remotes/*/HEAD"] if prefix == "remotes/" else []
-        proc = repo.git.run(["name-rev", f"--refs={pattern}", *keeps, *skip, *todo])
+        proc = repo.git.run(["name-rev", f"--refs={pattern}", *keeps, *skip, *todo, *extra])
         for line in proc.stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else ():
             commit, _sp, name = line.partition(" ")
             ref = name.split("~", 1)[0].split("^", 1)[0]  # (neither is allowed in a ref name)
-            if commit in todo and ref and ref != "undefined" and ref.startswith(prefix):
+            if (commit in todo or commit in extra) and ref and ref != "undefined" and ref.startswith(prefix):
                 found[commit] = ref[len(prefix):]
-        todo = [c for c in todo if c not in found]
+        todo, extra = [c for c in todo if c not in found], [c for c in extra if c not in found]
     return found
 
 

@@ -121,7 +121,7 @@ def _brief(repo, arguments) -> dict:
         # the line whose brief lists them all when there is one, f177; the document keeps §7.15's keys)
         from ..core.not_merged import brief_lines
 
-        lines = brief_lines(newer, held, "mcp", left.get("unmerged_mine", ()))
+        lines = brief_lines(newer, held, "mcp", left.get("unmerged_mine", ()), left.get("unmerged_refs"))
         base = {**base, "hint": _sentences(base.get("hint", ""), *lines)}
 
     def hinted(doc: dict) -> dict:

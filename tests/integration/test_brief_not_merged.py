@@ -83,8 +83,7 @@ def _on_ref(handoff: str, anchor: str, n: int = 2, ref: str = "origin/feature", 
     lead = "handoff" if style == "cli" else "Handoff"
     return (f"{lead} {handoff}, the latest of its stream, is left out: it is anchored on commit {c}, on {on}, which "
             f"this commit's history does not contain; {show} prints it, and {there} gives the brief there, which also "
-            f"lists {n} more active {'memory' if one else 'memories'} left out of this brief on that commit (work not "
-            "merged here)")
+            f"lists {n} more active {'memory' if one else 'memories'} this brief left out (work not merged here)")
 
 
 def _handoff_at(alice, anchor: str) -> str:

@@ -9,6 +9,7 @@ through the installed hooks."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from helpers import commit_on, git, hn
@@ -183,6 +184,33 @@ def test_one_teammate_branch_names_its_brief_once_by_the_ref(tmp_path):
     hint = document(run(alice, body))["hint"]
     assert hint.count("memory_brief with atCommit") == 1, hint
     assert _on_ref(bobs, anchor, ref="origin/feature/cache", style="mcp") + "." in hint
+
+
+def test_decisions_on_earlier_commits_of_the_handoffs_branch_are_said_on_its_line(tmp_path):
+    """Bob's two decisions on a commit of ``feature/cache`` and his handoff on the next one: the
+    brief at ``origin/feature/cache`` lists all three, so the handoff's line says the count, and
+    no line names the decisions' commit (``held.holding_refs`` names it in the same processes:
+    none more than before)."""
+    alice, bob = _team(tmp_path)
+    first = commit_on(bob, "feature/cache", "cache.py")
+    for text in ("Bob's first decision", "Bob's second decision"):
+        _ok(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+            "--content", text)
+    tip = commit_on(bob, None, "cache2.py")
+    _ok(bob, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "Bob's handoff",
+        "--next-action", "finish cache.py")
+    git(bob, "push", "-q", "origin", "feature/cache")
+    _ok(bob, "sync")
+    git(alice, "fetch", "origin")
+    hook = hn(alice, "memory", "brief", *HOOK_ARGS)
+    line = _on_ref(_handoff_at(alice, tip), tip, ref="origin/feature/cache", style="markdown")
+    assert line in _header(hook.out) and first[:12] not in hook.out, hook.out
+    assert hook.out.count("git hn memory brief --at") == 1
+    as_json = hn(alice, "memory", "brief", "--json")
+    assert _hints(as_json.err) == [_on_ref(_handoff_at(alice, tip), tip, ref="origin/feature/cache")], as_json.err
+    there = json.loads(_ok(alice, "memory", "brief", "--json", "--at", "origin/feature/cache"))  # (as said: all three)
+    assert {d["data"]["content"] for d in there["decisions"]} >= {"Bob's first decision", "Bob's second decision"}
+    assert [h["data"]["content"] for h in there["handoffs"]] == ["Bob's handoff"]
 
 
 def test_two_teammate_branches_keep_the_count_on_a_line_of_its_own(tmp_path):

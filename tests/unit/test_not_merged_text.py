@@ -123,8 +123,8 @@ def test_the_headers_count_line_is_settled_with_the_handoffs_named_and_never_out
     reserved, settle = _noted(("A note",), found, "markdown", None,
                               lambda named: brief_lines(named, {C: 3}, "markdown"))
     assert len(reserved) == 2 and reserved[-1].endswith(
-        "git hn memory brief --at origin/feature gives the brief there, which also lists 2 more active memories left "
-        "out of this brief on that commit (work not merged here)")
+        "git hn memory brief --at origin/feature gives the brief there, which also lists 2 more active memories this "
+        "brief left out (work not merged here)")
     assert settle({"handoffs": []}) == ("A note", brief_left_out({C: 3}, []))
     # (a wording that outgrew the room: the count goes, never the bound)
     _reserved, settle = _noted(("A note",), found, "markdown", None,
@@ -136,9 +136,9 @@ def test_the_headers_count_line_is_settled_with_the_handoffs_named_and_never_out
 def test_all_on_one_handoffs_commit_is_said_on_its_line_and_names_the_brief_once():
     """f177: a teammate's handoff and decisions on one branch took three lines of the header and
     named the same brief twice (``--at origin/feature/cache``, then ``--at`` its commit). When
-    every memory the count has is on the commit of a handoff a line names on a ref, that line
-    says the count and no line of its own names the brief by its commit; else the lines are
-    f169's, in every style."""
+    every memory the count has is on the commit of a handoff a line names on a ref (or on commits
+    that ref holds), that line says the count and no line of its own names the brief by its
+    commit; else the lines are f169's, in every style."""
     bobs = Newer("", "sha256:" + "b" * 64, C, "descendants", "", ("ref", "origin/feature/cache"))
     assert folded({C: 3}, [bobs]) == (bobs.id, 2)
     for style, brief in (("cli", "git hn memory brief --at"), ("markdown", "git hn memory brief --at"),
@@ -146,9 +146,9 @@ def test_all_on_one_handoffs_commit_is_said_on_its_line_and_names_the_brief_once
         lines = brief_lines([bobs], {C: 3}, style)
         assert len(lines) == 2 and "\n".join(lines).count(brief) == 1, lines
         assert lines[-1].endswith(f"{brief} origin/feature/cache gives the brief there, which also lists 2 more "
-                                  "active memories left out of this brief on that commit (work not merged here)")
-        assert brief_lines([bobs], {C: 2}, style)[-1].endswith("lists 1 more active memory left out of this brief "
-                                                               "on that commit (work not merged here)")
+                                  "active memories this brief left out (work not merged here)")
+        assert brief_lines([bobs], {C: 2}, style)[-1].endswith("lists 1 more active memory this brief left out "
+                                                               "(work not merged here)")
         several = brief_lines([bobs], {C: 3, D: 1}, style)  # (two commits: f169's line, as before)
         assert len(several) == 3 and several[-1] == brief_left_out({C: 3, D: 1}, [bobs], style == "mcp")
         assert several[1] == newer_notes([bobs], style)[1]
@@ -158,3 +158,9 @@ def test_all_on_one_handoffs_commit_is_said_on_its_line_and_names_the_brief_once
     mine = bobs._replace(id="sha256:" + "2" * 64, place=("ref", "wip"))  # (one's own line, first: it says it)
     assert folded({C: 3}, [mine, bobs], mine={mine.id}) == (mine.id, 2)
     assert brief_lines([bobs], None) == newer_notes([bobs])  # (not counted: a shallow clone)
+    # (on commits the handoff's ref holds, ``held.holding_refs``' names: that ref's brief lists them too)
+    assert folded({C: 1, D: 2}, [bobs], refs={D: "origin/feature/cache"}) == (bobs.id, 2)
+    assert folded({C: 1, D: 2}, [bobs], refs={D: "origin/other"}) == ("", 0)  # (another ref: two briefs)
+    assert folded({C: 1, D: 2}, [bobs]) == ("", 0)  # (a ref not named: f169's line)
+    odd = bobs._replace(place=("ref", "origin/we ird"))  # (a command names the handoff's commit, not this ref)
+    assert folded({C: 1, D: 2}, [odd], refs={D: "origin/we ird"}) == ("", 0) and folded({C: 3}, [odd]) == (odd.id, 2)
