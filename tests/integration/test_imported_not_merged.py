@@ -224,3 +224,40 @@ def test_memories_on_several_commits_name_one_ref_when_it_holds_all_and_such_as_
         f"4 more matching memories were left out, anchored on commits not merged here (such as {c}, 2 of them): git "
         f"hn memory recall --at {c} lists what applies there, and git branch -a --contains {c} names the branch to "
         "merge"], others.err
+
+
+def test_a_sync_asks_the_hint_while_it_ends_and_takes_that_answer_only_for_the_same_commits(tmp_path):
+    """sync-100: ``git hn sync`` asks the hint's questions in a thread of their own once its
+    promotion has marked its streams promoted (``not_merged.ask_ahead``), through a Git runner of
+    the thread's own, so that they run while the completion receipt is written. The answer equals
+    the one asked after the sync, and ``hint`` takes it only for a result holding the same
+    promoted commits (otherwise it asks again, as before)."""
+    from git_hn.service import replication as service
+    from git_hn.service.replication import not_merged
+    from git_hn.store.repo import open_repo
+
+    alice, bob = _team(tmp_path)
+    _bob_records(bob, "feature one", branch="feature", new_file="f1.py")
+    _bob_records(bob, "feature two", branch="feature", new_file="f2.py")
+    empty = tmp_path / "no-hooks"
+    empty.mkdir()
+    git(alice, "-c", f"core.hooksPath={empty}", "fetch", "-q", "origin")  # (the code only: the sync imports)
+    repo = open_repo(str(alice))
+    try:
+        result = service.sync(repo, "origin")
+        walked, thread, box = result.not_merged_asked
+        assert thread.join(10) and thread.error is None
+        assert box[0] == not_merged._outside(repo, result) == (2, {git(alice, "rev-parse", "origin/feature~1"): 1,
+                                                                    git(alice, "rev-parse", "origin/feature"): 1})
+        assert box[1] == not_merged._holding(repo.git, "origin", box[0][1]) == ("origin/feature", 2)
+        said = not_merged.hint(repo, result)
+        assert said is not None and said[0].startswith("2 of the imported memories are anchored on commits not "
+                                                       "merged here (on origin/feature)"), said
+        # an answer asked for other commits (a second import pass makes another result) is not taken
+        result.not_merged_asked = (walked[1:], thread, [(7, {walked[0]: 7}), ("origin/other", 7)])
+        assert not_merged.hint(repo, result) == said
+        # nor one whose thread failed
+        result.not_merged_asked = (walked, type(thread)(lambda: 1 / 0), [(7, {walked[0]: 7}), ("origin/other", 7)])
+        assert not_merged.hint(repo, result) == said
+    finally:
+        repo.close()

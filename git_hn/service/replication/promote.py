@@ -167,6 +167,10 @@ def _accept_group(run, group, txn: str, last: bool, accepted: set) -> None:
         for o in promotable:
             if not o.prefix:  # a stream promoted up to a missing dependency stays failed
                 o.status = "promoted"
+        if last and run.publish:  # (``git hn sync``'s hint, asked while the receipt is written)
+            from .not_merged import ask_ahead as ask_not_merged
+
+            ask_not_merged(repo, run.result)
         if rebased:
             run.result.rebased = [*run.result.rebased, *rebased]
         n = sum(getattr(o, "last", True) for o in promotable)  # (a stream promoted in parts: once)
