@@ -71,7 +71,21 @@ def _no_hook(args: list[str]) -> UsageError:
 def hooks_run_command(args: list[str], data: bytes, mark: str | None = None) -> int:
     """Internal: what the installed wrappers run (``git hn hooks run <hook> ...``), with the
     hook's standard input; ``mark``: the ``HN_WRAPPER`` the wrapper exported (``main`` takes it
-    out of the environment before git-hn starts any process; None: take it here)."""
+    out of the environment before git-hn starts any process; None: take it here). On a terminal
+    (Git gives its hooks its own stderr), the hook's lines are wrapped to its width as record's
+    hints are (``render.fitting``, f179); elsewhere each stays one line. An error's one line is
+    ``main``'s, as every command's, after the hook's lines."""
+    import sys
+
+    was = render.fitting()
+    try:
+        return _run_hook(args, data, mark)
+    finally:
+        if was is not None:
+            sys.stderr = was
+
+
+def _run_hook(args: list[str], data: bytes, mark: str | None) -> int:
     import os
 
     if mark is None:

@@ -180,8 +180,58 @@ def hint(text: str) -> None:
 def fitted(line: str) -> str:
     """A ``hint:``/``warning:`` line as written: when stderr is a terminal narrower than it,
     wrapped at spaces to its width, each further line indented (a newcomer trial: a 60-column
-    terminal broke them mid-word); else exactly the one line (scripts and tests read it)."""
-    return wrapped(line, terminal_width(sys.stderr)) if stderr_on_terminal() else line
+    terminal broke them mid-word); else exactly the one line (scripts and tests read it). Under
+    ``FittedLines`` as it is: that stream fits it when it is written."""
+    if isinstance(sys.stderr, FittedLines) or not stderr_on_terminal():
+        return line
+    return wrapped(line, terminal_width(sys.stderr))
+
+
+class FittedLines:
+    """A terminal's stderr whose every whole line written is wrapped as ``fitted`` wraps a hint
+    (``fitting``): the hooks' ``git-hn:`` lines, which their services write straight to
+    ``sys.stderr``, wrapped as record's hints are (f179: a push's lines on a 60-column terminal
+    broke mid-word). A write's unended tail (a status line drawn in place, ``notice``) is written
+    as it is; of a line, what is before its last carriage return and an erase after it (Git's
+    progress cleared first, ``post_rewrite.fresh_line``) is kept as it is, and only the rest,
+    what shows, is fitted. Everything else is the stream's."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        *ended, tail = text.split("\n")
+        if ended:
+            width = terminal_width(self._stream)
+            out = []
+            for line in ended:
+                cleared, sep, shown = line.rpartition("\r")
+                erase = ERASE_LINE if shown.startswith(ERASE_LINE) else ""
+                out.append(cleared + sep + erase + wrapped(shown[len(erase):], width))
+            self._stream.write("\n".join(out) + "\n")
+        if tail:
+            self._stream.write(tail)
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+ERASE_LINE = "\x1b[K"  # (``post_rewrite.fresh_line``'s, after its carriage return)
+
+
+def fitting():
+    """``sys.stderr`` made ``FittedLines`` when it is a terminal (the hooks' run, ``hooks_cmd``), and
+    the stream it was, to put back; None when it is left as it is: a pipe, a log, a test read each
+    line whole. (No ``contextlib``: a hook's run never loads it, ``tests/integration/test_fast_start``.)"""
+    if not stderr_on_terminal() or isinstance(sys.stderr, FittedLines):
+        return None
+    was, sys.stderr = sys.stderr, FittedLines(sys.stderr)
+    return was
 
 
 def wrapped(text: str, width: int | None) -> str:
