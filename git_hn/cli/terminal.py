@@ -509,18 +509,24 @@ def result(memory_id: str, env, replayed: bool = False, no_color: bool = False,
     """What record, handoff, supersede, retract and challenge appended. A retraction's or
     challenge's reason is on its own ``Reason`` line under the target, as ``show`` prints it (a
     newcomer trial read "Retracted with <id> obsolete", the reason unlabelled after the ID, as
-    part of it); a record's kind stays after its ID. Pipes print §7.14's lines (``core.human``)."""
+    part of it), and a challenge's evidence under it, each item on an ``Evidence`` line as
+    ``show`` lists them (f179); a record's kind stays after its ID. Pipes print §7.14's lines (``core.human``)."""
     screen = Screen(no_color, columns)
     kind = env.record.kind if env.record is not None else ""
     screen.line(span((VERB.get(env.operation, "Appended"), "bold"), (short_id(memory_id), ID),
                      (kind, KIND if kind else "")))
     reason = inert(env.reason) if env.record is None and env.reason else ""
+    # (a challenge's own evidence, under its reason, as ``show`` lists it: f179, a trial saw the
+    # reason and not what backs it)
+    evidence = [inert(item) for item in env.evidence or ()] if env.record is None else []
     pad = label_column("Author", "Stream", *((TARGET_LABEL.get(env.operation, "Target"),) if env.target else ()),
-                       *(("Reason",) if reason else ()))
+                       *(("Reason",) if reason else ()), *(("Evidence",) if evidence else ()))
     if env.target:
         screen.line(labelled(TARGET_LABEL.get(env.operation, "Target"), short_id(env.target), ID, pad=pad))
     if reason:
         screen.line(labelled("Reason", reason, pad=pad))
+    if evidence:
+        screen.whole("Evidence", evidence, pad, every=True)
     screen.line(labelled("Author", who(env.actor_name, env.actor, screen.width - pad), pad=pad))
     screen.line(labelled("Stream", short_id(env.stream), pad=pad))
     if env.record is not None:

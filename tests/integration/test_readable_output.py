@@ -351,6 +351,44 @@ def test_record_results_on_a_terminal(tmp_path, columns):
     assert piped.code == 0 and [line.split(":")[0] for line in piped.out.splitlines()] == ["Memory", "Stream", "Actor"]
 
 
+def _evidence_block(lines: list[str]) -> list[str]:
+    """The ``Evidence`` lines of a block: each labelled, or the label alone and its items under it."""
+    at = next(i for i, line in enumerate(lines) if line.split(" ")[0] == "Evidence")
+    block = [lines[at]]
+    for line in lines[at + 1:]:
+        if not (line.startswith("Evidence ") or (block[0] == "Evidence" and line.startswith("  "))):
+            break
+        block.append(line)
+    return block
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_a_challenge_on_a_terminal_lists_its_evidence_as_show_does(tmp_path, columns):
+    """f179: after ``challenge --evidence`` a terminal showed the reason (f175) but not the
+    evidence, which ``show`` lists: it is now under the reason, each item labelled ``Evidence`` in
+    the value column, or under the label where an item does not fit there, as ``show`` has it. The
+    piped lines (§7.14) stay ``Memory``, ``Stream``, ``Actor``."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    mid = record_id(repo, content="the cache is warm at boot")
+    seen = record_id(repo, kind="observation", content="the cache was cold at boot")
+    event = "event:sha256:" + "ab" * 32
+    _sign_as_another(tmp_path, repo, "Carol")
+    lines = _screen(_pty(repo, columns, "memory", "challenge", _short(mid), "--reason", "evidence-mismatch",
+                         "--evidence", f"memory:{_short(seen)}", "--evidence", event, "--no-color"), columns)
+    assert lines[1:3] == [f"Challenges {_short(mid)}", "Reason     evidence-mismatch"], lines
+    items = [f"memory:{seen}", event]  # (the short ID as resolved: what was signed)
+    expected = [f"Evidence   {item}" for item in items] if columns == 160 else ["Evidence", *(f"  {i}" for i in items)]
+    assert _evidence_block(lines) == expected, lines
+    assert lines[3 + len(expected)].startswith("Author     Carol ("), lines
+    made = re.fullmatch(r"Challenged with ([0-9a-f]{12})", lines[0])
+    assert made, lines
+    shown = _screen(_pty(repo, columns, "memory", "show", made.group(1), "--no-color"), columns)
+    assert _evidence_block(shown) == expected, shown  # (as show lists the same memory's)
+    piped = hn(repo, "memory", "challenge", seen, "--reason", "incorrect", "--evidence", event)
+    assert piped.code == 0 and [line.split(":")[0] for line in piped.out.splitlines()] == ["Memory", "Stream", "Actor"]
+
+
 def test_show_on_a_terminal_keeps_blank_lines_of_the_content(tmp_path):
     """Blank lines are content: the paragraphs of a memory (and of a handoff's list items) keep
     them on a terminal as they do in a pipe."""
