@@ -222,7 +222,28 @@ def unmerged_hint(repo, hidden) -> None:
     said_lately(repo, text, [again])
 
 
-def brief_unmerged(repo, left: dict, newer: list, doc, as_json: bool = False) -> None:
+def brief_notes(repo, left: dict, newer: list, doc, as_json: bool) -> bool:
+    """After a brief, on stderr: the header's notes the document does not carry, one hint each, so
+    that an agent or a person learns what the brief could not say. With ``--json`` (its keys are
+    §7.15's) the newer-handoff lines (``away.newer_notes``, with the count of memories not merged
+    here on the line whose brief lists them all: ``unmerged_fold``, f177); the other notes have
+    hints of their own. After a Markdown brief whose bound left its header no room for the notes
+    (``doc.dropped``; f178: only the not-merged count reached stderr, and said "2 more" of a
+    handoff line never printed): the header's own notes (``left["notes"]``: no remote's memory
+    imported here, the policy drift, the memories not applying here; as computed for the header,
+    no Git process more), then those lines. Nothing when the header carries them. Returns whether
+    the newer-handoff lines were said here (``brief_unmerged``'s count then takes the same form)."""
+    if not as_json and not getattr(doc, "dropped", ()):
+        return False
+    from ..core.away import newer_notes
+
+    own = () if as_json else left.get("notes", ())
+    for text in (*own, *newer_notes(newer, also=unmerged_fold(repo, left, newer))):
+        render.hint(text[:1].lower() + text[1:])
+    return True
+
+
+def brief_unmerged(repo, left: dict, newer: list, doc, lines_said: bool = False) -> None:
     """After a brief (on stderr: the JSON document's keys are §7.15's): how many active memories
     it left out only because their anchor commit, which a ref here holds, is not in the brief
     commit's history (``brief.left_behind_count``'s ``unmerged``; f169: an agent's brief left a
@@ -232,14 +253,16 @@ def brief_unmerged(repo, left: dict, newer: list, doc, as_json: bool = False) ->
     session-start hook passes the agent stdout alone, and a reader of both read it twice); said
     when the byte bound left it no room. Not in a shallow clone (``unmerged_hint``). Not on a line
     of its own when a newer-handoff line names the brief that lists them all (``unmerged_fold``,
-    f177): with ``--json`` that line, said before, says the count."""
+    f177): when the newer-handoff lines were said on stderr (``lines_said``, ``brief_notes``: with
+    ``--json``, and after a Markdown brief that went without its notes, f178) that line, said
+    before, says the count, and "N more" speaks of the lines said just before it."""
     if not left.get("unmerged") or repo.is_shallow():
         return
     from ..core.away import newer_notes
     from ..core.not_merged import brief_left_out, brief_lines, folded
 
     held, mine, refs = left["unmerged"], left.get("unmerged_mine", ()), left.get("unmerged_refs")
-    if as_json and folded(held, newer, mine, refs)[0]:
+    if lines_said and folded(held, newer, mine, refs)[0]:
         return  # (said on the handoff's line)
     notes = getattr(doc, "notes", ())
     plain = newer_notes(newer, "markdown") if notes else ()

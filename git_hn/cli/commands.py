@@ -572,19 +572,18 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     # written as bytes, never through rich: the bound counts these exact bytes
     sys.stdout.buffer.write(data if as_json else render.for_terminal(data))
     sys.stdout.flush()
-    from ..core.away import newer_notes
     from .trust import brief_hint, brief_json_hint
 
     if as_json:  # (an agent trial: the form agents use hid untrusted memories without a word)
         brief_json_hint(repo, _doc, left.get("authors"))
-        # (the Markdown header says it: a stream's newer handoff elsewhere; f177: with the count of
-        # memories not merged here whose brief its line names, ``advice.brief_unmerged``'s)
-        for text in newer_notes(newer, also=advice.unmerged_fold(repo, left, newer)):
-            render.hint(text[:1].lower() + text[1:])
     else:
         brief_hint(repo, _doc, left.get("authors"), left.get("revoked"))  # issue 13: what the body cannot say of the trust policy
+    # (what the Markdown header says and the document does not: a stream's newer handoff elsewhere,
+    # f177 with the count of memories not merged here whose brief its line names; f178: all the
+    # header's notes after a Markdown brief whose bound left them no room)
+    said = advice.brief_notes(repo, left, newer, _doc, as_json)
     advice.brief_left_out(left, as_json)
-    advice.brief_unmerged(repo, left, newer, _doc, as_json)
+    advice.brief_unmerged(repo, left, newer, _doc, said)
     advice.brief_omitted(_doc, DEFAULT_MAX_BYTES if bound is None else bound, as_json)
     if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``, ``brief.drift_notes``)
         from ..core.brief import SECTIONS

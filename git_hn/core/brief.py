@@ -238,10 +238,12 @@ class Brief(dict):
     a fill reads: each section's first ``SET_ASIDE`` or so, each listed whole), else None; what an
     agent that asked for too small a bound is told (git-hn: the MCP tool). ``notes``: the header
     lines its Markdown carries (none when the bound left no room for them), so that the CLI says on
-    stderr only what the Markdown went without. Equal to the document (neither is part of it)."""
+    stderr only what the Markdown went without; ``dropped``: the lines the bound left no room for
+    (f178: the CLI says each on stderr). Equal to the document (none of them is part of it)."""
 
     one_fits = None
     notes: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
 
 
 def _doc(top: dict, taken: list, total: int) -> dict:
@@ -306,16 +308,17 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
     if fmt == "json":
         return _filled(top, counts, items, max_bytes, json_bytes, names, "json")
     cached = {n: _Replay(items[n]) for n in SECTIONS}  # (a second fill reads the same items again)
+    dropped: tuple[str, ...] = ()
     try:
         doc, out = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes,
                            lambda d: markdown_bytes(d, names, (), notes), names, fmt)
     except InputError:
         if not notes:
             raise
-        notes = ()  # (a bound too small for them: the brief without, as before they existed)
+        notes, dropped = (), notes  # (a bound too small for them: the brief without, as before they existed)
         doc, out = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes,
                            lambda d: markdown_bytes(d, names, (), notes), names, fmt)
-    doc.notes = notes
+    doc.notes, doc.dropped = notes, dropped
     if not doc["omitted"]:
         return doc, out  # (every item kept: nothing for a note to speak of that is not there)
     final = doc.notes = settle(doc) if settle is not None and notes else notes
@@ -336,7 +339,7 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
                 left.append((ident, LEFT_LABELS[name]))
     by_section = [(str(counts[n] - len(fewer[n])), LEFT_COUNTED[n]) for n in SECTIONS
                   if counts.get(n, 0) > len(fewer[n])]
-    fewer.notes = settle(fewer) if settle is not None and notes else notes
+    fewer.notes, fewer.dropped = settle(fewer) if settle is not None and notes else notes, dropped
     named = markdown_bytes(fewer, names, left, fewer.notes, by_section)
     # (a bound too small for the block beside the header keeps the first fill, unnamed)
     return (fewer, named) if len(named) <= max_bytes else (doc, out)

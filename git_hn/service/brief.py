@@ -167,7 +167,8 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
     """The bounded brief from the verified state: (document, exact output bytes of ``fmt``).
     ``left_out`` (when given) gets ``inapplicable``: how many active memories it left out
     because they do not apply at the commit, and ``unmerged`` (``left_behind_count``) when some
-    are work not merged here; ``newer`` (when given) gets
+    are work not merged here, and (Markdown) ``notes``, the header's own notes, for the CLI to say
+    when the bound leaves them no room (``_away``); ``newer`` (when given) gets
     ``away.newer_elsewhere``'s answer (placed): the handoffs shown as their stream's latest while
     a newer one does not apply at the commit, and the latest handoffs of streams it shows none of. The Markdown header says both; the JSON document has no
     field for them, so the CLI says them on stderr (``unmerged`` there only, in both formats)."""
@@ -257,7 +258,7 @@ def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int
     names.advice = trust_advice(repo, commit, top, left_out, fmt)
     notes = (*notes, *drift_notes(repo, commit, fmt, left_out["trusted"]))
     return core.bounded(top, full, max_bytes, fmt, names,
-                        *_noted(_away(notes, fmt, left_out["inapplicable"]), found, fmt, newer,
+                        *_noted(_away(notes, fmt, left_out["inapplicable"], left_out), found, fmt, newer,
                                 _unmerged(repo, left_out, fmt)))
 
 
@@ -354,13 +355,17 @@ def drift_notes(repo: Repo, at: str, fmt: str, trusted) -> tuple[str, ...]:
     return (text[:1].upper() + text[1:],) if text else ()
 
 
-def _away(notes: tuple[str, ...], fmt: str, n: int) -> tuple[str, ...]:
+def _away(notes: tuple[str, ...], fmt: str, n: int, left_out: dict | None = None) -> tuple[str, ...]:
     """The Markdown header's notes, with the line for ``n`` memories left out as not applying
     at the commit (a team trial: after a squash merge the feature's decisions dropped out of
-    the brief without a word)."""
+    the brief without a word); also ``left_out["notes"]``, for the CLI to say on stderr when the
+    bound leaves the header no room for them (f178: the newer-handoff lines it says itself)."""
     from ..core.hints import brief_not_applying
 
-    return (*notes, brief_not_applying(n)) if n and fmt == "markdown" else notes
+    notes = (*notes, brief_not_applying(n)) if n and fmt == "markdown" else notes
+    if left_out is not None and fmt == "markdown":
+        left_out["notes"] = notes
+    return notes
 
 
 def _unmerged(repo: Repo, left_out: dict | None, fmt: str):
@@ -603,7 +608,8 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     notes = (*notes, *drift_notes(repo, at, fmt, {(g.actor, g.kind) for g in groups
                                                    if g.key in keep and classes.trust(g) == "qualified"}))
     return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names,
-                              *_noted(_away(notes, fmt, away), found, fmt, newer, _unmerged(repo, left_out, fmt)))
+                              *_noted(_away(notes, fmt, away, left_out), found, fmt, newer,
+                                      _unmerged(repo, left_out, fmt)))
 
 
 def _stale_group(group, blob_at) -> bool:

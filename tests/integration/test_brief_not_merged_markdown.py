@@ -18,6 +18,9 @@ from test_brief_not_merged import _bob_hands_off, _handoff_at, _hints, _on_ref, 
 from git_hn.service.setup_content import BRIEF_COMMAND
 
 HOOK_ARGS = BRIEF_COMMAND.split()[4:]  # (the session-start hook's own flags: --markdown --max-bytes 9000)
+HINT = "git-hn: hint: "
+STREAM_LINE = ("1 stream's latest handoff is left out of this brief: it applies to a subject or to commits not in "
+               "this commit's history")
 
 
 def _header(markdown: str) -> list[str]:
@@ -81,7 +84,9 @@ def test_the_bound_holds_the_note_goes_first_and_no_item_is_cut(tmp_path):
     """At every bound from the smallest that fits to the whole brief: never over it, each item
     listed whole (as the unbounded brief lists it), and the line said exactly once, in the header
     or (the bound has no room for the notes) on stderr. Some bound goes without it, some keeps it
-    while leaving items out."""
+    while leaving items out. On stderr it is the handoff's line that says the count, as after
+    ``--json`` (f178: stderr said "2 more active memories" of a handoff line never printed), with
+    the streams' count line the header went without."""
     alice, bob = _team(tmp_path)
     for k in range(4):
         _ok(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
@@ -89,8 +94,9 @@ def test_the_bound_holds_the_note_goes_first_and_no_item_is_cut(tmp_path):
     anchor = _bob_hands_off(bob)
     git(alice, "fetch", "origin")
     whole = _ok(alice, "memory", "brief", "--max-bytes", "100000")
-    # (in the header, on the line of Bob's handoff; on stderr, a line of its own: no handoff line is said there)
-    items, line, alone = _items(whole), _on_ref(_handoff_at(alice, anchor), anchor, style="markdown"), _said(2, anchor)
+    # (on the line of Bob's handoff: in the header, or on stderr in the CLI's words, as after --json)
+    bobs = _handoff_at(alice, anchor)
+    items, line, on_err = _items(whole), _on_ref(bobs, anchor, style="markdown"), _on_ref(bobs, anchor)
     assert len(items) == 5 and line in _header(whole)
     smallest = int(re.search(r"the smallest bound that fits is ([0-9]+) bytes",
                              hn(alice, "memory", "brief", "--max-bytes", "50").err).group(1))
@@ -101,10 +107,13 @@ def test_the_bound_holds_the_note_goes_first_and_no_item_is_cut(tmp_path):
         assert len(r.out_bytes) <= bound, bound
         shown = _items(r.out)
         assert all(items[i] == text for i, text in shown.items()), bound  # (never cut)
-        in_header, on_stderr = line in _header(r.out), _hints(r.err) == [alone]
+        in_header, on_stderr = line in _header(r.out), _hints(r.err) == [on_err]
         assert in_header != on_stderr, (bound, r.out, r.err)
+        assert "more active memories were left out" not in r.err, (bound, r.err)  # (no line of its own: folded)
         if on_stderr:
             without.append(bound)
+            assert not any("left out" in note for note in _header(r.out)), (bound, r.out)
+            assert f"{HINT}{STREAM_LINE[:1].lower()}{STREAM_LINE[1:]}\n{HINT}{on_err}\n" in r.err, (bound, r.err)
         elif len(shown) < len(items):
             noted_short.append(bound)
     assert without and noted_short, (without, noted_short)
@@ -169,9 +178,7 @@ def test_one_teammate_branch_names_its_brief_once_by_the_ref(tmp_path):
     hook = hn(alice, "memory", "brief", *HOOK_ARGS)
     bobs, header = _handoff_at(alice, anchor), _header(hook.out)
     about = [line for line in header if "left out" in line]
-    assert about == ["1 stream's latest handoff is left out of this brief: it applies to a subject or to commits not "
-                     "in this commit's history",
-                     _on_ref(bobs, anchor, ref="origin/feature/cache", style="markdown")], hook.out
+    assert about == [STREAM_LINE, _on_ref(bobs, anchor, ref="origin/feature/cache", style="markdown")], hook.out
     assert hook.out.count("git hn memory brief --at") == 1 and anchor[:12] + " gives" not in hook.out
     assert _hints(hook.err) == []
     as_json = hn(alice, "memory", "brief", "--json")
@@ -241,3 +248,123 @@ def test_two_teammate_branches_keep_the_count_on_a_line_of_its_own(tmp_path):
     as_json = hn(alice, "memory", "brief", "--json")
     assert _hints(as_json.err) == [_said(2, other)], as_json.err
     assert as_json.err.count("git hn memory brief --at") == 2  # (two briefs: each named once)
+
+
+def _on_two_branches(alice, bob) -> tuple[str, str]:
+    """Bob's two decisions on ``feature/other`` and his handoff on ``feature/cache``, pushed,
+    published and fetched by Alice: (the decisions' commit, the handoff's)."""
+    other = commit_on(bob, "feature/other", "other.py")
+    for text in ("Bob's first decision", "Bob's second decision"):
+        _ok(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+            "--content", text)
+    git(bob, "push", "-q", "origin", "feature/other")
+    git(bob, "checkout", "-q", "main")
+    cache = commit_on(bob, "feature/cache", "cache.py")
+    _ok(bob, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "Bob's handoff",
+        "--next-action", "finish cache.py")
+    git(bob, "push", "-q", "origin", "feature/cache")
+    _ok(bob, "sync")
+    git(alice, "fetch", "origin")
+    return other, cache
+
+
+def _smallest(repo) -> int:
+    """The smallest bound at which ``repo``'s Markdown brief fits (without its header's notes)."""
+    said = hn(repo, "memory", "brief", "--max-bytes", "50").err
+    return int(re.search(r"the smallest bound that fits is ([0-9]+) bytes", said).group(1))
+
+
+def _lowered(note: str) -> str:
+    return HINT + note[:1].lower() + note[1:]
+
+
+def test_a_bound_with_no_room_for_the_notes_says_each_of_them_on_stderr(tmp_path, monkeypatch):
+    """f178: a bound too small for the header's notes gave the brief without them, and stderr said
+    only the count of memories not merged here, as "2 more" of a handoff line never printed; the
+    memories not applying here and the newer handoff on a teammate's branch were said nowhere.
+    Each is now said on stderr, one hint each, in the header's order (the handoff's line in the
+    CLI's words, as after ``--json``), so the count's "more" speaks of the line said before it;
+    stdout stays within the bound, and no Git process is added. A roomy bound says none of them
+    there (the header does), and ``--json`` says the same lines as before."""
+    from helpers import git_processes
+
+    alice, bob = _team(tmp_path)
+    commit_on(alice, "spike", "spike.py")  # (Alice's decision on a branch deleted unmerged: not applying here)
+    _ok(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+        "--content", "Alice's spike decision")
+    git(alice, "checkout", "-q", "main")
+    git(alice, "branch", "-q", "-D", "spike")
+    other, cache = _on_two_branches(alice, bob)
+    roomy = hn(alice, "memory", "brief", *HOOK_ARGS)
+    notes = [line for line in _header(roomy.out) if "left out" in line]
+    handoff = [line for line in notes if line.startswith("Handoff ")]
+    assert len(notes) == 4 and len(handoff) == 1, roomy.out
+    assert notes[0].startswith("1 memory left out: it does not apply at this commit") and notes[1] == STREAM_LINE
+    assert notes[3] == _said(2, other), roomy.out
+    assert not any(line.startswith(HINT) and "left out" in line for line in roomy.err.splitlines()), roomy.err
+
+    bound = _smallest(alice)
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    tight = hn(alice, "memory", "brief", "--max-bytes", str(bound))
+    processes = git_processes(trace)
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert tight.code == 0 and len(tight.out_bytes) <= bound, tight.err
+    assert not any("left out" in line for line in _header(tight.out)), tight.out
+    cli_handoff = handoff[0].replace("`origin/feature/cache`", "origin/feature/cache")
+    said = [line for line in tight.err.splitlines() if "left out" in line]
+    assert said == [_lowered(notes[0]), _lowered(STREAM_LINE), _lowered(cli_handoff), HINT + _said(2, other)], \
+        tight.err
+    as_json = hn(alice, "memory", "brief", "--json")
+    assert sorted(said) == sorted(line for line in as_json.err.splitlines() if "left out" in line), as_json.err
+
+    # (the notes the header went without cost no Git process: as many as the brief that carries them)
+    trace2 = tmp_path / "trace2"
+    trace2.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace2))
+    hn(alice, "memory", "brief", *HOOK_ARGS)
+    assert sorted(map(tuple, processes)) == sorted(map(tuple, git_processes(trace2)))
+
+
+def test_a_bound_with_no_room_for_the_first_notes_says_them_on_stderr(tmp_path):
+    """f178: the header's line that this clone holds no memory imported from its remotes, dropped
+    by a tight bound, is said on stderr (as after ``--json``); with room, only in the header."""
+    from git_hn.service.brief import NOT_IMPORTED
+
+    _remote, (alice, _bob) = __import__("helpers").shared_remote(tmp_path, "Alice", "Bob")
+    _ok(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+        "--content", "Alice's, on main")
+    roomy = hn(alice, "memory", "brief")
+    assert NOT_IMPORTED in _header(roomy.out) and NOT_IMPORTED[1:] not in roomy.err, roomy.out
+    bound = _smallest(alice)
+    tight = hn(alice, "memory", "brief", "--max-bytes", str(bound))
+    assert tight.code == 0 and len(tight.out_bytes) <= bound and NOT_IMPORTED not in tight.out, tight.out
+    assert _lowered(NOT_IMPORTED) in tight.err.splitlines(), tight.err
+    assert _lowered(NOT_IMPORTED) in hn(alice, "memory", "brief", "--json", "--max-bytes", str(bound)).err.splitlines()
+
+
+def test_a_bound_with_no_room_for_the_drift_note_says_it_on_stderr(tmp_path):
+    """f178: the header's policy drift line (Carol's main, behind ``origin/main``, still trusts
+    Bob, whose key main revoked), dropped by a tight bound, is said on stderr in the header's words
+    (no author name: those would cost the processes ``--json``'s hint runs for them)."""
+    from test_policy_drift import _commit_policy, _handoff
+    from test_policy_drift import _team as _policy_team
+
+    from helpers import actor_of
+
+    alice, bob, carol = _policy_team(tmp_path)
+    _ok(alice, "policy", "untrust", actor_of(bob))
+    _commit_policy(alice, "Revoke Bob's lost key")
+    _handoff(bob, "Deploy handoff", "Run ./deploy.sh", at="main")
+    _ok(bob, "sync")
+    git(carol, "fetch", "-q", "origin")
+    _ok(carol, "sync")
+    roomy = hn(carol, "memory", "brief")
+    drift = [line for line in _header(roomy.out) if "would be untrusted there" in line]
+    assert len(drift) == 1 and "would be untrusted" not in roomy.err, roomy.out
+    bound = _smallest(carol)
+    tight = hn(carol, "memory", "brief", "--max-bytes", str(bound))
+    assert tight.code == 0 and len(tight.out_bytes) <= bound and "would be untrusted" not in tight.out, tight.out
+    assert [line for line in tight.err.splitlines() if "would be untrusted" in line] == [_lowered(drift[0])], \
+        tight.err
