@@ -225,18 +225,7 @@ def test_two_teammate_branches_keep_the_count_on_a_line_of_its_own(tmp_path):
     lists them all, so the header keeps f169's form: the handoff's line, and the count's own line
     naming the decisions' commit. Stderr after ``--json`` says the same two lines."""
     alice, bob = _team(tmp_path)
-    other = commit_on(bob, "feature/other", "other.py")
-    for text in ("Bob's first decision", "Bob's second decision"):
-        _ok(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-            "--content", text)
-    git(bob, "push", "-q", "origin", "feature/other")
-    git(bob, "checkout", "-q", "main")
-    cache = commit_on(bob, "feature/cache", "cache.py")
-    _ok(bob, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "Bob's handoff",
-        "--next-action", "finish cache.py")
-    git(bob, "push", "-q", "origin", "feature/cache")
-    _ok(bob, "sync")
-    git(alice, "fetch", "origin")
+    other, cache = _on_two_branches(alice, bob)
     hook = hn(alice, "memory", "brief", *HOOK_ARGS)
     header = _header(hook.out)
     assert not any("which also lists" in line for line in header), header
